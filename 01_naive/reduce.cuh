@@ -1,0 +1,93 @@
+// Chapter 01 - naive tree reduction.
+//
+// Idea: a block reduces its tile of 512 elements in a binary tree whose stride doubles each
+// step (1, 2, 4, ... 256); the threads that work at stride s are those with tid % s == 0.
+// Cost: the tree runs in global memory, in place, so the input is first copied into scratch
+// (one extra read and write of all n elements) and every level reads and writes global memory.
+// From stride 2 on, the working threads are spread over every warp: divergent warps.
+// Larger inputs take several passes: each pass reduces tiles into per-block partials.
+#pragma once
+
+#include "chapter.hpp"
+#include "multipass.cuh"
+#include "reduce_ops.cuh"
+
+namespace ch01 {
+
+constexpr unsigned kBlock = 256;        // threads per block
+constexpr unsigned kTile = 2 * kBlock;  // elements per block: each thread starts with two
+
+template <class Op>
+__global__ void reduce_naive(typename Op::Acc* data, std::size_t len, typename Op::Acc* partials, void* result) {
+  const std::size_t base = blockIdx.x * std::size_t{kTile};
+  typename Op::Acc* tile = data + base;
+  const unsigned tile_len = static_cast<unsigned>(min(std::size_t{kTile}, len - base));
+  const unsigned i = 2 * threadIdx.x;  // the element this thread accumulates into
+
+  for (unsigned stride = 1; stride < kTile; stride *= 2) {
+    // tid % stride == 0 picks every stride-th thread: at stride 2 half of each warp idles,
+    // at stride 32 one thread per warp works, yet every warp still steps through the branch.
+    // The bound check replaces the missing elements of a short last tile by "nothing to add".
+    if (threadIdx.x % stride == 0 && i + stride < tile_len) tile[i] = Op::combine(tile[i], tile[i + stride]);
+    __syncthreads();  // the next level reads what this level wrote
+  }
+  if (threadIdx.x == 0) {
+    if (result) Op::store(result, tile[0]);  // last pass: one block, one value
+    else partials[blockIdx.x] = tile[0];
+  }
+}
+
+// Scratch: a copy of the input (the tree works in place) and the first pass's partials.
+template <class Op>
+struct Scratch {
+  typename Op::Acc* copy;
+  typename Op::Acc* partials;
+  Scratch(void* base, std::size_t n) {
+    red::ScratchCarver carve(base);
+    copy = carve.take<typename Op::Acc>(n);
+    partials = carve.take<typename Op::Acc>(red::ceil_div(n, kTile));
+    bytes = carve.bytes();
+  }
+  std::size_t bytes;
+};
+
+template <class Op>
+void launch(const red::ReduceCall& c) {
+  using T = typename Op::Acc;
+  static_assert(std::is_same_v<T, typename Op::In>, "the in-place tree needs Acc == In");
+  if (c.n == 0) return red::launch_store_identity<Op>(c.output, c.stream);
+  Scratch<Op> s(c.scratch, c.n);
+  CUDA_CHECK(cudaMemcpyAsync(s.copy, c.input, c.n * sizeof(T), cudaMemcpyDeviceToDevice, c.stream));
+  // Pass 1 reduces the copy in place into `partials`; later passes reuse the copy's space.
+  red::run_multipass(s.copy, c.n, kTile, s.partials, s.copy, c.output,
+                     [&](T* src, std::size_t len, T* partials, void* result, std::size_t blocks) {
+                       reduce_naive<Op><<<blocks, kBlock, 0, c.stream>>>(src, len, partials, result);
+                       CUDA_CHECK_LAUNCH();
+                     });
+}
+
+using SupportedOps = red::Ops<red::Sum, red::Max, red::Min>;
+using SupportedTypes = red::Types<float>;
+
+inline const red::Chapter& chapter() {
+  static const red::Chapter ch{
+      "01_naive",
+      "naive tree reduction (stride doubling, tid % stride == 0), in place on a copy in global memory",
+      red::support_of(SupportedOps{}, SupportedTypes{}),
+      [](red::Op op, red::DType t, std::size_t n) {
+        std::size_t bytes = 0;
+        red::dispatch(SupportedOps{}, SupportedTypes{}, op, t,
+                      [&](auto tag) { bytes = Scratch<typename decltype(tag)::type>(nullptr, n).bytes; });
+        return bytes;
+      },
+      [](const red::ReduceCall& c) {
+        red::require_valid_call(chapter(), c);
+        red::dispatch(SupportedOps{}, SupportedTypes{}, c.op, c.dtype,
+                      [&](auto tag) { launch<typename decltype(tag)::type>(c); });
+      },
+      [](std::size_t n) { return red::multipass_depth(n, kTile); },
+  };
+  return ch;
+}
+
+}  // namespace ch01

@@ -1,0 +1,62 @@
+// Benchmarks every chapter (and the CUB baseline) over n = 2^10 ... 2^30 with Google Benchmark.
+// scripts/run_benchmarks.sh runs it and turns its JSON into results/<gpu>/bench.csv.
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+
+#include "bench.hpp"
+#include "cuda_check.hpp"
+
+#include "01_naive/reduce.cuh"
+#if __has_include("02_convergent/reduce.cuh")
+#include "02_convergent/reduce.cuh"
+#endif
+#if __has_include("03_shared/reduce.cuh")
+#include "03_shared/reduce.cuh"
+#endif
+#if __has_include("04_multiblock_atomic/reduce.cuh")
+#include "04_multiblock_atomic/reduce.cuh"
+#endif
+#if __has_include("05_coarsened/reduce.cuh")
+#include "05_coarsened/reduce.cuh"
+#endif
+#if __has_include("09_cub_comparison/reduce.cuh")
+#include "09_cub_comparison/reduce.cuh"
+#endif
+
+using namespace red;
+
+int main(int argc, char** argv) {
+  if (!gpu_available()) {
+    std::fprintf(stderr, "reduction_bench: no usable CUDA GPU; results/h200/ holds the published H200 run.\n");
+    return 3;
+  }
+  std::vector<const Chapter*> chapters = {&ch01::chapter()};
+#if __has_include("02_convergent/reduce.cuh")
+  chapters.push_back(&ch02::chapter());
+#endif
+#if __has_include("03_shared/reduce.cuh")
+  chapters.push_back(&ch03::chapter());
+#endif
+#if __has_include("04_multiblock_atomic/reduce.cuh")
+  chapters.push_back(&ch04::chapter());
+#endif
+#if __has_include("05_coarsened/reduce.cuh")
+  chapters.push_back(&ch05::chapter());
+#endif
+#if __has_include("09_cub_comparison/reduce.cuh")
+  chapters.push_back(&ch09::chapter());
+#endif
+
+  // Grouped by (dtype, n) so every chapter reuses the same input on the device.
+  for (DType t : {DType::f32})
+    for (int log2n = 10; log2n <= 30; log2n += 2)
+      for (Op op : {Op::sum, Op::max})
+        for (const Chapter* ch : chapters) bench::register_chapter(*ch, {{op, t, std::size_t{1} << log2n}});
+
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

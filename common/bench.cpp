@@ -1,0 +1,114 @@
+#include "bench.hpp"
+
+#include <benchmark/benchmark.h>
+
+#include <map>
+#include <memory>
+#include <optional>
+
+#include "device_info.hpp"
+#include "inputs.hpp"
+#include "reference.hpp"
+#include "runner.hpp"
+#include "timing.hpp"
+
+namespace red::bench {
+
+namespace {
+
+const DeviceInfo& device() {
+  static const DeviceInfo dev = query_device();
+  return dev;
+}
+
+// The most recent input on the device, reused while consecutive benchmarks ask for the same one.
+struct CachedInput {
+  DType dtype;
+  std::size_t n;
+  HostArray host, host2;  // host2: the second vector of a dot product
+  DeviceInput dev, dev2;
+  std::map<Op, Reference> references;
+};
+std::unique_ptr<CachedInput>& cache() {
+  static std::unique_ptr<CachedInput> c;
+  return c;
+}
+
+CachedInput& input_for(DType t, std::size_t n) {
+  auto& c = cache();
+  if (!c || c->dtype != t || c->n != n) {
+    c.reset();  // free the previous input first: large inputs do not fit twice
+    auto fresh = std::make_unique<CachedInput>();
+    fresh->dtype = t;
+    fresh->n = n;
+    // uniform data: a sum of n such values never overflows, and max/min/argmax see no ties
+    fresh->host = generate(t, n, Dist::uniform, 0xBE4C4 + n);
+    fresh->dev = upload(fresh->host);
+    c = std::move(fresh);
+  }
+  return *c;
+}
+
+int repetitions_for(std::size_t bytes) {
+  if (bytes <= (std::size_t{64} << 20)) return 200;
+  if (bytes <= (std::size_t{1} << 30)) return 50;
+  return 15;
+}
+
+void run_case(benchmark::State& state, const Chapter& ch, Case c) {
+  const DeviceInfo& dev = device();
+  CachedInput& in = input_for(c.dtype, c.n);
+  if (c.op == Op::dot && in.host2.n != c.n) {
+    in.host2 = generate(c.dtype, c.n, Dist::uniform, 0xD07 + c.n);
+    in.dev2 = upload(in.host2);
+  }
+  Workspace ws(ch, c.op, c.dtype, c.n);
+  ReduceCall call = make_call(c.op, c.dtype, in.dev.data, c.n, ws, nullptr, in.dev2.data);
+
+  // Correctness first: a benchmark of a wrong answer is worthless.
+  const DeviceResult got = decode_result(run_once(ch, call, ws), c.dtype, c.op);
+  if (!in.references.count(c.op))
+    in.references[c.op] = c.op == Op::dot ? reference_dot(in.host, in.host2) : reference(in.host, c.op);
+  const Reference& ref = in.references[c.op];
+  const CheckOutcome chk = check(ref, got, c.dtype, c.op, ch.sum_depth(c.n));
+  if (!chk.passed) {
+    state.SkipWithError(("wrong result: " + chk.why).c_str());
+    return;
+  }
+
+  const std::size_t input_bytes = c.n * size_of(c.dtype) * (c.op == Op::dot ? 2 : 1);
+  const double bytes = static_cast<double>(input_bytes + size_of(result_dtype(c.dtype, c.op)));
+  TimingConfig cfg;
+  cfg.repetitions = repetitions_for(input_bytes);
+  Timing t{};
+  for (auto _ : state) {
+    t = time_on_stream([&](cudaStream_t) { ch.launch(call); }, nullptr, cfg);
+    state.SetIterationTime(t.median_us * 1e-6);
+  }
+  CUDA_CHECK_LAUNCH();
+  const double gbps = bytes / (t.median_us * 1e3);
+  state.SetBytesProcessed(static_cast<std::int64_t>(bytes));
+  state.counters["n"] = static_cast<double>(c.n);
+  state.counters["bytes"] = bytes;
+  state.counters["time_us"] = t.median_us;
+  state.counters["gbps"] = gbps;
+  state.counters["pct_peak"] = 100.0 * gbps / dev.dram_gbps;
+  state.counters["l2_resident"] = l2_resident(input_bytes, dev) ? 1 : 0;
+  state.counters["reps"] = cfg.repetitions;
+}
+
+}  // namespace
+
+void register_chapter(const Chapter& ch, const std::vector<Case>& cases) {
+  for (const Case& c : cases) {
+    if (!ch.supports(c.op, c.dtype)) continue;
+    std::string label =
+        ch.name + "/" + std::string(name(c.op)) + "/" + std::string(name(c.dtype)) + "/" + std::to_string(c.n);
+    benchmark::RegisterBenchmark(label.c_str(), [&ch, c](benchmark::State& s) { run_case(s, ch, c); })
+        ->UseManualTime()
+        ->Iterations(1)
+        ->Unit(benchmark::kMicrosecond);
+  }
+}
+
+}  // namespace red::bench

@@ -1,0 +1,25 @@
+// Google Benchmark glue: one benchmark per (chapter, op, dtype, n), timed with CUDA events
+// (manual time = the median of repetitions, common/timing.hpp), with the counters the results
+// CSV is made of.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "chapter.hpp"
+
+namespace red::bench {
+
+struct Case {
+  Op op;
+  DType dtype;
+  std::size_t n;
+};
+
+// Registers `ch` for each case. Benchmark names are "<chapter>/<op>/<dtype>/<n>"; counters:
+// n, bytes, gbps, pct_peak, l2_resident, reps. Inputs are generated on the host once per
+// (dtype, n, op) and shared by consecutive benchmarks, so register cases grouped by size.
+void register_chapter(const Chapter& ch, const std::vector<Case>& cases);
+
+}  // namespace red::bench

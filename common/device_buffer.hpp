@@ -1,0 +1,67 @@
+// RAII device memory: the only place in the project that calls cudaMalloc and cudaFree.
+#pragma once
+
+#include <cstddef>
+#include <utility>
+
+#include "cuda_check.hpp"
+
+namespace red {
+
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
+    if (bytes_ > 0) CUDA_CHECK(cudaMalloc(&ptr_, bytes_));
+  }
+  ~DeviceBuffer() {
+    if (ptr_) cudaFree(ptr_);
+  }
+  DeviceBuffer(DeviceBuffer&& o) noexcept
+      : ptr_(std::exchange(o.ptr_, nullptr)), bytes_(std::exchange(o.bytes_, 0)) {}
+  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+    std::swap(ptr_, o.ptr_);
+    std::swap(bytes_, o.bytes_);
+    return *this;
+  }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+  void* get() const { return ptr_; }
+  template <class T>
+  T* as() const {
+    return static_cast<T*>(ptr_);
+  }
+  std::size_t bytes() const { return bytes_; }
+
+  // Fill every byte; used to poison outputs and scratch so stale or unwritten values show up.
+  void fill(int byte_value, cudaStream_t stream = nullptr) const {
+    if (bytes_ > 0) CUDA_CHECK(cudaMemsetAsync(ptr_, byte_value, bytes_, stream));
+  }
+  void upload(const void* host, std::size_t bytes, std::size_t offset = 0) const {
+    if (bytes > 0) CUDA_CHECK(cudaMemcpy(static_cast<char*>(ptr_) + offset, host, bytes, cudaMemcpyHostToDevice));
+  }
+  void download(void* host, std::size_t bytes, std::size_t offset = 0) const {
+    if (bytes > 0) CUDA_CHECK(cudaMemcpy(host, static_cast<const char*>(ptr_) + offset, bytes, cudaMemcpyDeviceToHost));
+  }
+
+ private:
+  void* ptr_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+// A stream that is destroyed with its owner.
+class Stream {
+ public:
+  Stream() { CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
+  ~Stream() { cudaStreamDestroy(s_); }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  cudaStream_t get() const { return s_; }
+  void sync() const { CUDA_CHECK(cudaStreamSynchronize(s_)); }
+
+ private:
+  cudaStream_t s_ = nullptr;
+};
+
+}  // namespace red

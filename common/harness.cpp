@@ -1,0 +1,258 @@
+#include "harness.hpp"
+
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <limits>
+#include <new>
+#include <sstream>
+
+#include "cuda_check.hpp"
+#include "device_info.hpp"
+#include "reference.hpp"
+#include "runner.hpp"
+#include "timing.hpp"
+
+namespace red {
+
+namespace {
+
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A count: a plain non-negative decimal integer, or 2^K for convenience.
+std::size_t parse_count(const std::string& flag, const std::string& text) {
+  auto fail = [&] { throw UsageError(flag + ": '" + text + "' is not a non-negative integer (e.g. 1000003 or 2^28)"); };
+  if (text.empty()) fail();
+  if (text.rfind("2^", 0) == 0) {
+    std::size_t k = parse_count(flag, text.substr(2));
+    if (k >= 64) throw UsageError(flag + ": '" + text + "' does not fit in 64 bits");
+    return std::size_t{1} << k;
+  }
+  std::size_t v = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') fail();
+    std::size_t digit = static_cast<std::size_t>(c - '0');
+    if (v > (std::numeric_limits<std::size_t>::max() - digit) / 10)
+      throw UsageError(flag + ": '" + text + "' does not fit in 64 bits");
+    v = v * 10 + digit;
+  }
+  return v;
+}
+
+std::string supported_list(const Chapter& ch) {
+  std::string s;
+  for (const OpDType& p : ch.support) s += (s.empty() ? "" : ", ") + std::string(name(p.op)) + "/" + std::string(name(p.dtype));
+  return s;
+}
+
+std::string gb(double bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f GB", bytes / 1e9);
+  return buf;
+}
+
+std::size_t host_available_bytes() {
+  long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page)
+                               : std::numeric_limits<std::size_t>::max();
+}
+
+// JSON numbers cannot be NaN or infinite; such values are written as strings.
+std::string json_number(double v) {
+  if (std::isnan(v)) return "\"nan\"";
+  if (std::isinf(v)) return v > 0 ? "\"inf\"" : "\"-inf\"";
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+std::string value_text(double v, std::int64_t iv, bool integer) {
+  if (integer) return std::to_string(iv);
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
+}  // namespace
+
+ParseResult parse_options(const Chapter& ch, const std::vector<std::string>& args, std::ostream& out,
+                          std::ostream& err) {
+  Options opt;
+  std::string n_text, dtype_text = "f32", op_text = "sum", dist_text = "normal", seed_text = "1", offset_text = "0",
+                      repeat_text = "20";
+  CLI::App app{ch.name + ": " + ch.summary, ch.name};
+  app.add_option("--n", n_text, "number of elements (default 2^24, or the file's element count)");
+  app.add_option("--dtype", dtype_text, "element type: f16 bf16 f32 f64 u8 i32 i64 (default f32)");
+  app.add_option("--op", op_text, "operator: sum max min argmax (default sum)");
+  app.add_option("--dist", dist_text, "generated input: uniform normal ints constant signs negative (default normal)");
+  app.add_option("--seed", seed_text, "seed of the generated input (default 1)");
+  app.add_option("--input", opt.input_file, "raw little-endian array of the dtype to reduce instead of generated data");
+  app.add_option("--offset", offset_text, "start the data K elements past an aligned allocation (0-255)");
+  app.add_option("--repeat", repeat_text, "timed repetitions; the median is reported (default 20)");
+  app.add_flag("--json", opt.json, "print one JSON object on one line");
+  app.footer("Supported op/dtype pairs: " + supported_list(ch) +
+             "\nExit codes: 0 check passed, 1 check failed, 2 bad input, 3 no GPU, 4 CUDA error.");
+
+  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 consumes from the back
+  try {
+    app.parse(reversed);
+  } catch (const CLI::CallForHelp&) {
+    out << app.help();
+    return {std::nullopt, kExitPassed};
+  } catch (const CLI::ParseError& e) {
+    err << ch.name << ": error: " << e.what() << " (see --help)\n";
+    return {std::nullopt, kExitUsage};
+  }
+
+  try {
+    auto dtype = parse_dtype(dtype_text);
+    if (!dtype) throw UsageError("--dtype: unknown dtype '" + dtype_text + "' (f16 bf16 f32 f64 u8 i32 i64)");
+    auto op = parse_op(op_text);
+    if (!op) throw UsageError("--op: unknown operator '" + op_text + "' (sum max min argmax dot)");
+    auto dist = parse_dist(dist_text);
+    if (!dist) throw UsageError("--dist: unknown distribution '" + dist_text + "' (uniform normal ints constant signs negative)");
+    opt.dtype = *dtype;
+    opt.op = *op;
+    opt.dist = *dist;
+    if (!ch.supports(opt.op, opt.dtype))
+      throw UsageError(ch.name + " does not support op " + op_text + " on dtype " + dtype_text +
+                       "; it supports: " + supported_list(ch));
+    opt.seed = parse_count("--seed", seed_text);
+    opt.offset = parse_count("--offset", offset_text);
+    if (opt.offset > kMaxOffset)
+      throw UsageError("--offset: " + offset_text + " is out of range (0-" + std::to_string(kMaxOffset) + ")");
+    std::size_t repeat = parse_count("--repeat", repeat_text);
+    if (repeat < 1 || repeat > 100000) throw UsageError("--repeat: " + repeat_text + " is out of range (1-100000)");
+    opt.repeat = static_cast<int>(repeat);
+    opt.n_given = !n_text.empty();
+    if (opt.n_given) opt.n = parse_count("--n", n_text);
+    if (!opt.input_file.empty()) {
+      std::size_t available = raw_element_count(opt.input_file, opt.dtype);  // throws on a bad file
+      if (!opt.n_given) opt.n = available;
+      if (opt.n > available)
+        throw UsageError("--n: " + std::to_string(opt.n) + " is beyond the " + std::to_string(available) +
+                         " elements in '" + opt.input_file + "'");
+    }
+    if (opt.n > (std::numeric_limits<std::size_t>::max() >> 4))
+      throw UsageError("--n: " + std::to_string(opt.n) + " elements cannot be addressed");
+  } catch (const std::exception& e) {  // UsageError and the file loader's runtime_error
+    err << ch.name << ": error: " << e.what() << "\n";
+    return {std::nullopt, kExitUsage};
+  }
+  return {opt, kExitPassed};
+}
+
+int run_chapter(const Chapter& ch, const Options& opt, std::ostream& out, std::ostream& err) {
+  const DeviceInfo dev = query_device();  // throws NoGpuError without a GPU
+  const std::size_t elem = size_of(opt.dtype);
+  const bool resident = l2_resident(opt.n * elem, dev);
+
+  const double device_bytes = static_cast<double>((opt.offset + opt.n) * elem) + ch.scratch_bytes(opt.op, opt.dtype, opt.n) +
+                              kResultBytes + (resident ? 2.0 * dev.l2_bytes : 0.0);
+  if (device_bytes > static_cast<double>(dev.free_memory)) {
+    err << ch.name << ": error: n = " << opt.n << " " << name(opt.dtype) << " needs " << gb(device_bytes)
+        << " of device memory (input, scratch, output); " << dev.name << " has " << gb(static_cast<double>(dev.free_memory))
+        << " free\n";
+    return kExitUsage;
+  }
+  const double host_bytes = 1.0 * opt.n * elem;
+  if (host_bytes > 0.9 * static_cast<double>(host_available_bytes())) {
+    err << ch.name << ": error: n = " << opt.n << " needs " << gb(host_bytes) << " of host memory for the input; "
+        << gb(static_cast<double>(host_available_bytes())) << " is available\n";
+    return kExitUsage;
+  }
+
+  HostArray host = opt.input_file.empty() ? generate(opt.dtype, opt.n, opt.dist, opt.seed)
+                                          : load_raw(opt.input_file, opt.dtype, opt.n);
+  DeviceInput in = upload(host, opt.offset);
+  Workspace ws(ch, opt.op, opt.dtype, opt.n);
+  cudaStream_t stream = nullptr;
+  ReduceCall call = make_call(opt.op, opt.dtype, in.data, opt.n, ws, stream);
+
+  const DeviceResult got = decode_result(run_once(ch, call, ws), opt.dtype, opt.op);
+  const Reference ref = reference(host, opt.op);
+  const CheckOutcome chk = check(ref, got, opt.dtype, opt.op, ch.sum_depth(opt.n));
+
+  std::optional<L2Scrubber> scrubber;
+  if (resident) scrubber.emplace(dev);
+  TimingConfig cfg;
+  cfg.repetitions = opt.repeat;
+  cfg.scrubber = scrubber ? &*scrubber : nullptr;
+  const Timing t = time_on_stream([&](cudaStream_t s) { ch.launch(call); (void)s; }, stream, cfg);
+  CUDA_CHECK_LAUNCH();
+
+  const double bytes = static_cast<double>(opt.n * elem) + static_cast<double>(size_of(result_dtype(opt.dtype, opt.op)));
+  const double gbps = t.median_us > 0 ? bytes / (t.median_us * 1e3) : 0.0;
+  const double pct = dev.dram_gbps > 0 ? 100.0 * gbps / dev.dram_gbps : 0.0;
+  const bool integer = !is_floating(result_dtype(opt.dtype, opt.op));
+
+  if (opt.json) {
+    out << "{\"chapter\":\"" << ch.name << "\",\"device\":\"" << dev.name << "\",\"dtype\":\"" << name(opt.dtype)
+        << "\",\"op\":\"" << name(opt.op) << "\",\"n\":" << opt.n
+        << ",\"result\":" << (integer ? std::to_string(got.ivalue) : json_number(got.value))
+        << ",\"reference\":" << (integer ? std::to_string(ref.ivalue) : json_number(ref.value));
+    if (opt.op == Op::argmax) out << ",\"index\":" << got.index << ",\"reference_index\":" << ref.index;
+    out << ",\"abs_error\":" << json_number(chk.abs_error) << ",\"bound\":" << json_number(chk.bound)
+        << ",\"passed\":" << (chk.passed ? "true" : "false") << ",\"time_us\":" << json_number(t.median_us)
+        << ",\"gbps\":" << json_number(gbps) << ",\"pct_peak\":" << json_number(pct)
+        << ",\"l2_scrubbed\":" << (resident ? "true" : "false") << "}\n";
+  } else {
+    char line[256];
+    out << "device     " << dev.name << " (" << dev.sm_count << " SMs, L2 " << dev.l2_bytes / (1 << 20)
+        << " MiB, theoretical DRAM " << static_cast<long>(dev.dram_gbps) << " GB/s)\n";
+    out << "chapter    " << ch.name << "\n";
+    out << "input      n = " << opt.n << ", " << name(opt.dtype) << ", "
+        << (opt.input_file.empty() ? "dist " + std::string(name(opt.dist)) + ", seed " + std::to_string(opt.seed)
+                                   : "file " + opt.input_file)
+        << ", offset " << opt.offset << "\n";
+    out << "op         " << name(opt.op) << "\n";
+    out << "result     " << value_text(got.value, got.ivalue, integer)
+        << (opt.op == Op::argmax ? " at index " + std::to_string(got.index) : "") << "\n";
+    out << "reference  " << value_text(ref.value, ref.ivalue, integer)
+        << (opt.op == Op::argmax ? " at index " + std::to_string(ref.index) : "") << "\n";
+    std::snprintf(line, sizeof line, "error      %.3g (bound %.3g)\n", chk.abs_error, chk.bound);
+    out << line;
+    out << "check      " << (chk.passed ? "PASS" : "FAIL: " + chk.why) << "\n";
+    std::snprintf(line, sizeof line, "time       %.2f us per call (median of %d)\n", t.median_us, t.repetitions);
+    out << line;
+    std::snprintf(line, sizeof line, "bandwidth  %.1f GB/s = %.1f%% of theoretical DRAM bandwidth%s\n", gbps, pct,
+                  resident ? " (input fits in L2: L2 scrubbed before every repetition)" : "");
+    out << line;
+  }
+  if (!chk.passed) err << ch.name << ": check failed: " << chk.why << "\n";
+  return chk.passed ? kExitPassed : kExitCheckFailed;
+}
+
+int chapter_main(const Chapter& ch, const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  try {
+    ParseResult parsed = parse_options(ch, args, out, err);
+    if (!parsed.options) return parsed.exit_code;
+    return run_chapter(ch, *parsed.options, out, err);
+  } catch (const NoGpuError& e) {
+    err << ch.name << ": error: " << e.what()
+        << ". This program needs an NVIDIA GPU; results/h200/ holds the published H200 figures.\n";
+    return kExitNoGpu;
+  } catch (const CudaError& e) {
+    err << ch.name << ": CUDA error: " << e.what() << "\n";
+    return kExitCudaError;
+  } catch (const std::bad_alloc&) {
+    err << ch.name << ": error: out of host memory\n";
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    err << ch.name << ": error: " << e.what() << "\n";
+    return kExitUsage;
+  }
+}
+
+int chapter_main(const Chapter& ch, int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  return chapter_main(ch, args, std::cout, std::cerr);
+}
+
+}  // namespace red

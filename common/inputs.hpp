@@ -1,0 +1,86 @@
+// Input data on the host: seeded generators and a loader for raw binary files.
+//
+// Generators are counter-based (element i depends only on seed and i), so a given seed gives the
+// same array on every machine and standard library, and large arrays are filled in parallel.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dtype.hpp"
+
+namespace red {
+
+enum class Dist {
+  uniform,   // [0, 1) for floats, [0, 100] for integers
+  normal,    // mean 0, standard deviation 1 (integers: rounded, times 10)
+  ints,      // small integers in [-8, 8] (u8: [0, 16]); float sums of these are exact
+  constant,  // every element 1 (ties everywhere: argmax must return index 0)
+  signs,     // +-1 alternating with magnitudes spread over many binades: heavy cancellation
+  negative,  // every element negative, in [-1000, -1): max must not return 0
+};
+
+inline constexpr Dist kAllDists[] = {Dist::uniform, Dist::normal,   Dist::ints,
+                                     Dist::constant, Dist::signs, Dist::negative};
+
+std::string_view name(Dist d);
+std::optional<Dist> parse_dist(std::string_view s);
+
+// A typed array stored as raw bytes, so one type serves every dtype.
+struct HostArray {
+  DType dtype = DType::f32;
+  std::size_t n = 0;
+  std::vector<std::byte> bytes;
+
+  HostArray() = default;
+  HostArray(DType t, std::size_t count) : dtype(t), n(count), bytes(count * size_of(t)) {}
+
+  const void* data() const { return bytes.data(); }
+  void* data() { return bytes.data(); }
+  std::size_t size_bytes() const { return bytes.size(); }
+
+  // Element i converted exactly to double (every supported dtype but i64 fits exactly;
+  // i64 beyond 2^53 rounds: integer references use at_int instead).
+  double at(std::size_t i) const;
+  std::int64_t at_int(std::size_t i) const;
+  // Store a double converted to the dtype (round to nearest for floats, truncating for integers).
+  void set(std::size_t i, double v);
+};
+
+HostArray generate(DType t, std::size_t n, Dist dist, std::uint64_t seed);
+
+// Raw little-endian array of the dtype. Throws std::runtime_error with a clear message when the
+// file is missing or its size is not a multiple of the element size.
+// Reads the first `count` elements (all of them when count is larger than the file).
+HostArray load_raw(const std::string& path, DType t, std::size_t count = SIZE_MAX);
+// The number of elements a file holds, with the same checks, without reading it.
+std::size_t raw_element_count(const std::string& path, DType t);
+
+// Runs body(begin, end) over [0, n) on all hardware threads.
+template <class Body>
+void parallel_for(std::size_t n, Body body);
+
+}  // namespace red
+
+#include <algorithm>
+#include <thread>
+
+template <class Body>
+void red::parallel_for(std::size_t n, Body body) {
+  std::size_t workers = std::max(1u, std::thread::hardware_concurrency());
+  if (n < (1u << 16) || workers == 1) {
+    body(std::size_t{0}, n);
+    return;
+  }
+  std::vector<std::thread> pool;
+  std::size_t chunk = (n + workers - 1) / workers;
+  for (std::size_t w = 0; w < workers; ++w) {
+    std::size_t b = w * chunk, e = std::min(n, b + chunk);
+    if (b < e) pool.emplace_back([=] { body(b, e); });
+  }
+  for (auto& t : pool) t.join();
+}

@@ -1,0 +1,73 @@
+// Host-side pieces several chapters' launchers share: the classic multi-pass driver, the
+// empty-input case, and carving one scratch buffer into typed parts.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <utility>
+
+#include "chapter.hpp"
+#include "cuda_check.hpp"
+
+namespace red {
+
+// n == 0: the result is the operator's identity (reference.hpp lists them).
+template <class Op>
+__global__ void store_identity(void* out) {
+  Op::store(out, Op::identity());
+}
+template <class Op>
+void launch_store_identity(void* out, cudaStream_t stream) {
+  store_identity<Op><<<1, 1, 0, stream>>>(out);
+  CUDA_CHECK_LAUNCH();
+}
+
+// The classic multi-pass scheme (chapters 01-03): each pass reduces `len` values tile by tile
+// into ceil(len / tile) partials, and the passes repeat until one value remains, which the last
+// pass stores into the result. Pass 1 reads `first`; later passes ping-pong between buf_a (at
+// least ceil(n / tile) values) and buf_b (at least ceil(n / tile^2) values).
+//
+//   pass(src, len, partials, result, blocks): launch `blocks` blocks over src[0, len); result is
+//   nullptr except on the last pass.
+template <class Src, class T, class Pass>
+void run_multipass(Src* first, std::size_t n, std::size_t tile, T* buf_a, T* buf_b, void* result, Pass pass) {
+  std::size_t blocks = ceil_div(n, tile);
+  pass(first, n, buf_a, blocks == 1 ? result : nullptr, blocks);
+  T* src = buf_a;
+  T* dst = buf_b;
+  for (std::size_t len = blocks; len > 1; len = blocks) {
+    blocks = ceil_div(len, tile);
+    pass(src, len, dst, blocks == 1 ? result : nullptr, blocks);
+    std::swap(src, dst);
+  }
+}
+
+// The longest chain of additions in a multi-pass tree: every pass adds ceil(log2(tile)) levels
+// (fewer on a short last tile).
+inline std::size_t multipass_depth(std::size_t n, std::size_t tile) {
+  std::size_t depth = 0;
+  for (std::size_t len = n; len > 1; len = ceil_div(len, tile)) depth += ceil_log2(std::min(len, tile));
+  return depth;
+}
+
+// Carves typed, 256-byte aligned parts out of one scratch buffer, in order. Used both to size
+// scratch (with a null base) and to split it, so the two can never disagree.
+class ScratchCarver {
+ public:
+  explicit ScratchCarver(void* base = nullptr) : base_(static_cast<char*>(base)) {}
+  template <class T>
+  T* take(std::size_t count) {
+    offset_ = (offset_ + 255) / 256 * 256;
+    T* p = base_ ? reinterpret_cast<T*>(base_ + offset_) : nullptr;
+    offset_ += count * sizeof(T);
+    return p;
+  }
+  std::size_t bytes() const { return offset_; }
+
+ private:
+  char* base_;
+  std::size_t offset_ = 0;
+};
+
+}  // namespace red

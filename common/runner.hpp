@@ -1,0 +1,39 @@
+// Running a chapter once on the device: the few steps the harness, the tests and the benchmark
+// share (upload with an offset, allocate output and scratch, poison, launch, read back).
+#pragma once
+
+#include <cstddef>
+
+#include "chapter.hpp"
+#include "device_buffer.hpp"
+#include "inputs.hpp"
+#include "reference.hpp"
+
+namespace red {
+
+// Device copy of an input whose first element sits `offset` elements past a 256-byte aligned
+// allocation (offset > 0 gives the misaligned starts a real caller may pass).
+struct DeviceInput {
+  DeviceBuffer buffer;
+  const void* data = nullptr;
+  std::size_t n = 0;
+};
+DeviceInput upload(const HostArray& host, std::size_t offset = 0);
+// The bytes of the device input, read back (tests use it to prove the input was not written).
+HostArray download(const DeviceInput& in, DType t);
+
+// Output and scratch for one chapter call, sized by the chapter for (op, dtype, n).
+struct Workspace {
+  DeviceBuffer output{kResultBytes};
+  DeviceBuffer scratch;
+  Workspace(const Chapter& ch, Op op, DType t, std::size_t n) : scratch(ch.scratch_bytes(op, t, n)) {}
+};
+
+ReduceCall make_call(Op op, DType t, const void* in, std::size_t n, const Workspace& ws, cudaStream_t stream,
+                     const void* in2 = nullptr);
+
+// Poisons output (0xFF bytes: NaN for floats, -1 for integers) and scratch (0xA5) so nothing
+// stale or unwritten can pass, launches, waits, and returns the result bytes.
+RawResult run_once(const Chapter& ch, const ReduceCall& call, const Workspace& ws);
+
+}  // namespace red

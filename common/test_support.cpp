@@ -1,0 +1,126 @@
+#include "test_support.hpp"
+
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "device_info.hpp"
+
+namespace red::test {
+
+std::vector<std::size_t> shared_sizes(std::initializer_list<std::size_t> tile_sizes) {
+  std::vector<std::size_t> s = {1, 2, 31, 32, 33, 1023, 1024, 1025, 2047, 2048, 2049, 3'000'017};
+  for (std::size_t tile : tile_sizes)
+    for (std::size_t k : {tile - 1, tile, tile + 1, 2 * tile + 1})
+      if (k > 0) s.push_back(k);
+  return s;
+}
+
+std::size_t size_above_2_31(std::size_t bytes_per_element) {
+  const std::size_t n = (std::size_t{1} << 31) + 7;
+  DeviceInfo dev = query_device();
+  // input + a copy of it in scratch (chapters 01-02) + headroom
+  return 3 * n * bytes_per_element < dev.free_memory ? n : 0;
+}
+
+std::uint64_t fresh_seed() {
+  static std::atomic<std::uint64_t> next{0x5EED0000};
+  return next++;
+}
+
+Outcome run_checked(const Chapter& ch, Op op, const HostArray& input, std::size_t offset) {
+  INFO(ch.name, " op=", std::string(name(op)), " dtype=", std::string(name(input.dtype)), " n=", input.n,
+       " offset=", offset);
+  DeviceInput in = upload(input, offset);
+  Workspace ws(ch, op, input.dtype, input.n);
+  ReduceCall call = make_call(op, input.dtype, in.data, input.n, ws, nullptr);
+  Outcome o;
+  o.got = decode_result(run_once(ch, call, ws), input.dtype, op);
+  o.ref = reference(input, op);
+  o.check = check(o.ref, o.got, input.dtype, op, ch.sum_depth(input.n));
+  INFO("result=", o.got.value, " (int ", o.got.ivalue, ", index ", o.got.index, ") reference=", o.ref.value, " (int ",
+       o.ref.ivalue, ", index ", o.ref.index, ") error=", o.check.abs_error, " bound=", o.check.bound, " ",
+       o.check.why);
+  CHECK(o.check.passed);
+  // The contract says the input is never written.
+  HostArray after = download(in, input.dtype);
+  CHECK(std::memcmp(after.data(), input.data(), input.size_bytes()) == 0);
+  return o;
+}
+
+void check_sizes(const Chapter& ch, Op op, DType t, const std::vector<std::size_t>& sizes, Dist dist) {
+  for (std::size_t n : sizes) {
+    Outcome o = run_checked(ch, op, generate(t, n, dist, fresh_seed()), 0);
+    // Small integers below 2^24 in magnitude add exactly in float, in any order: the bound
+    // is not needed, and a lost or doubled element cannot hide inside it.
+    if (dist == Dist::ints && op == Op::sum && n * 8 < (std::size_t{1} << 24)) CHECK(o.got.value == o.ref.value);
+  }
+}
+
+void check_support_matrix(const Chapter& ch, std::initializer_list<std::size_t> tile_sizes) {
+  const std::vector<std::size_t> sizes = shared_sizes(tile_sizes);
+  for (const OpDType& p : ch.support) {
+    check_sizes(ch, p.op, p.dtype, sizes, Dist::normal);
+    // Small integers: every float partial sum is exact, so a lost or doubled element shows.
+    check_sizes(ch, p.op, p.dtype, {1000, 65'537, 1'000'003}, Dist::ints);
+    check_sizes(ch, p.op, p.dtype, {4097, 1'000'003}, Dist::negative);
+    check_sizes(ch, p.op, p.dtype, {4097, 1'000'003}, Dist::constant);
+    check_sizes(ch, p.op, p.dtype, {4097, 1'000'003}, Dist::signs);
+  }
+}
+
+void check_special_values(const Chapter& ch) {
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  for (const OpDType& p : ch.support) {
+    INFO(ch.name, " op=", std::string(name(p.op)), " dtype=", std::string(name(p.dtype)));
+    // Empty input: the identity (argmax: index -1).
+    run_checked(ch, p.op, HostArray(p.dtype, 0));
+    if (!is_floating(p.dtype)) continue;
+    const std::size_t n = 100'003;
+    for (std::size_t pos : {std::size_t{0}, n / 2, n - 1}) {
+      HostArray a = generate(p.dtype, n, Dist::normal, fresh_seed());
+      a.set(pos, nan);
+      Outcome o = run_checked(ch, p.op, a);
+      CHECK(std::isnan(o.got.value));  // sum, max, min propagate NaN; argmax picks it
+      if (p.op == Op::argmax) CHECK(o.got.index == static_cast<std::int64_t>(pos));
+    }
+    HostArray a = generate(p.dtype, n, Dist::normal, fresh_seed());
+    a.set(n / 3, inf);
+    Outcome o = run_checked(ch, p.op, a);
+    if (p.op == Op::sum || p.op == Op::max || p.op == Op::argmax) CHECK(o.got.value == inf);
+    HostArray both = a;
+    both.set(n / 5, -inf);
+    o = run_checked(ch, p.op, both);
+    if (p.op == Op::sum) CHECK(std::isnan(o.got.value));  // inf + -inf
+    if (p.op == Op::min) CHECK(o.got.value == -inf);
+    HostArray all_neg_inf(p.dtype, 5000);
+    for (std::size_t i = 0; i < all_neg_inf.n; ++i) all_neg_inf.set(i, -inf);
+    o = run_checked(ch, p.op, all_neg_inf);
+    if (p.op == Op::max || p.op == Op::argmax) CHECK(o.got.value == -inf);
+    if (p.op == Op::argmax) CHECK(o.got.index == 0);
+  }
+}
+
+void check_repeated_calls(const Chapter& ch, Op op, DType t, std::size_t n) {
+  INFO(ch.name, " repeated calls, op=", std::string(name(op)), " n=", n);
+  Workspace ws(ch, op, t, n);
+  for (int rep = 0; rep < 10; ++rep) {
+    // Alternate the sign so a stale partial from the previous call would be far off.
+    HostArray host = generate(t, n, rep % 2 ? Dist::negative : Dist::uniform, fresh_seed());
+    DeviceInput in = upload(host);
+    ReduceCall call = make_call(op, t, in.data, n, ws, nullptr);
+    ch.launch(call);  // no poisoning between calls: the chapter must not depend on it
+    CUDA_CHECK_LAUNCH();
+    CUDA_CHECK(cudaDeviceSynchronize());
+    RawResult raw{};
+    ws.output.download(raw.data(), raw.size());
+    DeviceResult got = decode_result(raw, t, op);
+    CheckOutcome c = check(reference(host, op), got, t, op, ch.sum_depth(n));
+    INFO("call ", rep, ": ", c.why, " error=", c.abs_error, " bound=", c.bound);
+    CHECK(c.passed);
+  }
+}
+
+}  // namespace red::test

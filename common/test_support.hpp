@@ -1,0 +1,53 @@
+// The shared correctness matrix every chapter's test.cu runs (doctest).
+//
+// Each check draws fresh data (a new seed per case), poisons output and scratch, runs the
+// chapter, compares with the host reference under the bound, and proves the input unchanged.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <vector>
+
+#include "chapter.hpp"
+#include "inputs.hpp"
+#include "reference.hpp"
+#include "runner.hpp"
+
+namespace red::test {
+
+// 1, 2, 31, 32, 33, 1023, 1024, 1025, 2047, 2048, 2049, each tile boundary +-1 (tile sizes are the
+// chapter's: elements per block, per pass), and a few million (not a power of two).
+std::vector<std::size_t> shared_sizes(std::initializer_list<std::size_t> tile_sizes);
+
+// 2^31 + 7 when the device has room for `bytes_per_element` x that many bytes, else 0 (skipped).
+std::size_t size_above_2_31(std::size_t bytes_per_element);
+
+// A fresh seed for every call in a test binary: no two checks reuse data.
+std::uint64_t fresh_seed();
+
+struct Outcome {
+  Reference ref;
+  DeviceResult got;
+  CheckOutcome check;
+};
+
+// Runs the chapter once on `input` (placed `offset` elements past an aligned start) and checks it.
+// The doctest assertions inside name the chapter, op, dtype and n when they fail.
+Outcome run_checked(const Chapter& ch, Op op, const HostArray& input, std::size_t offset = 0);
+
+// run_checked over every size, with fresh data of `dist` for each (sums of Dist::ints: exact).
+void check_sizes(const Chapter& ch, Op op, DType t, const std::vector<std::size_t>& sizes, Dist dist = Dist::normal);
+
+// Every pair the chapter supports, over the shared sizes, with several distributions.
+void check_support_matrix(const Chapter& ch, std::initializer_list<std::size_t> tile_sizes);
+
+// NaN at the first, a middle and the last position; +-inf; all -inf for max; the empty input.
+void check_special_values(const Chapter& ch);
+
+// Ten calls into the same output and scratch, with different data each time: nothing stale.
+void check_repeated_calls(const Chapter& ch, Op op, DType t, std::size_t n);
+
+}  // namespace red::test

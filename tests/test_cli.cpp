@@ -1,0 +1,125 @@
+// Every refusal of the chapter program, run in-process through chapter_main().
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "cuda_check.hpp"
+#include "harness.hpp"
+
+using namespace red;
+
+namespace {
+
+// A chapter that supports f32 sum and max and must never be launched by a refused request.
+const Chapter& fake_chapter() {
+  static const Chapter ch{
+      "00_fake",
+      "a stand-in chapter for the command-line tests",
+      all_of({Op::sum, Op::max}, {DType::f32}),
+      [](Op, DType, std::size_t) { return std::size_t{0}; },
+      [](const ReduceCall&) { throw std::logic_error("a refused request reached the launcher"); },
+      [](std::size_t n) { return n; },
+  };
+  return ch;
+}
+
+struct Run {
+  int code;
+  std::string out, err;
+};
+Run run(std::vector<std::string> args) {
+  std::ostringstream out, err;
+  int code = chapter_main(fake_chapter(), args, out, err);
+  return {code, out.str(), err.str()};
+}
+
+std::string write_file(const std::string& name, std::size_t bytes) {
+  std::string path = (std::filesystem::temp_directory_path() / name).string();
+  std::ofstream f(path, std::ios::binary);
+  for (std::size_t i = 0; i < bytes; ++i) f.put(static_cast<char>(i));
+  return path;
+}
+
+void refused(std::vector<std::string> args, const std::string& message) {
+  Run r = run(args);
+  std::string joined;
+  for (auto& a : args) joined += a + " ";
+  INFO("args: ", joined, "\nstderr: ", r.err);
+  CHECK(r.code == kExitUsage);
+  CHECK(r.err.find(message) != std::string::npos);
+  CHECK(r.err.find("00_fake: error:") == 0);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);  // one line
+}
+
+}  // namespace
+
+TEST_CASE("--help prints the flags and the supported pairs, exit 0") {
+  Run r = run({"--help"});
+  CHECK(r.code == 0);
+  for (const char* flag : {"--n", "--dtype", "--op", "--dist", "--seed", "--input", "--offset", "--repeat", "--json"})
+    CHECK(r.out.find(flag) != std::string::npos);
+  CHECK(r.out.find("sum/f32, max/f32") != std::string::npos);
+}
+
+TEST_CASE("bad numbers are refused") {
+  refused({"--n", "abc"}, "not a non-negative integer");
+  refused({"--n", "-5"}, "not a non-negative integer");
+  refused({"--n", "12x"}, "not a non-negative integer");
+  refused({"--n", "99999999999999999999999"}, "does not fit in 64 bits");
+  refused({"--n", "2^64"}, "does not fit in 64 bits");
+  refused({"--n", "2^62"}, "cannot be addressed");
+  refused({"--seed", "-1"}, "not a non-negative integer");
+  refused({"--repeat", "0"}, "out of range");
+  refused({"--offset", "256"}, "out of range");
+  refused({"--offset", "-1"}, "not a non-negative integer");
+}
+
+TEST_CASE("unknown names and unsupported pairs are refused") {
+  refused({"--dtype", "f8"}, "unknown dtype 'f8'");
+  refused({"--op", "prod"}, "unknown operator 'prod'");
+  refused({"--dist", "cauchy"}, "unknown distribution 'cauchy'");
+  refused({"--op", "argmax"}, "does not support op argmax on dtype f32; it supports: sum/f32, max/f32");
+  refused({"--dtype", "f64"}, "does not support op sum on dtype f64");
+  refused({"--bogus"}, "bogus");
+}
+
+TEST_CASE("input files: missing, wrong size, n beyond the file") {
+  refused({"--input", "/nonexistent/data.bin"}, "does not exist");
+  std::string odd = write_file("red_cli_odd.bin", 10);
+  refused({"--input", odd}, "not a multiple of the 4-byte element size");
+  std::string ok = write_file("red_cli_ok.bin", 40);
+  refused({"--input", ok, "--n", "11"}, "beyond the 10 elements");
+  std::filesystem::remove(odd);
+  std::filesystem::remove(ok);
+}
+
+TEST_CASE("parse_options: defaults and the file's element count") {
+  std::ostringstream out, err;
+  ParseResult p = parse_options(fake_chapter(), {"--op", "max", "--n", "2^20", "--offset", "3", "--json"}, out, err);
+  REQUIRE(p.options.has_value());
+  CHECK(p.options->op == Op::max);
+  CHECK(p.options->n == (1u << 20));
+  CHECK(p.options->offset == 3);
+  CHECK(p.options->json);
+  std::string ok = write_file("red_cli_count.bin", 48);
+  p = parse_options(fake_chapter(), {"--input", ok}, out, err);
+  REQUIRE(p.options.has_value());
+  CHECK(p.options->n == 12);
+  std::filesystem::remove(ok);
+}
+
+TEST_CASE("no GPU: exit 3 with a clear message; with a GPU, n too large for its memory: exit 2") {
+  if (!gpu_available()) {
+    Run r = run({"--n", "1000"});
+    CHECK(r.code == kExitNoGpu);
+    CHECK(r.err.find("no usable CUDA GPU") != std::string::npos);
+    CHECK(r.err.find("results/h200/") != std::string::npos);
+  } else {
+    Run r = run({"--n", "2^45"});  // 128 TiB of f32
+    CHECK(r.code == kExitUsage);
+    CHECK(r.err.find("of device memory") != std::string::npos);
+  }
+}

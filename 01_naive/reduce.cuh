@@ -8,7 +8,7 @@
 // Larger inputs take several passes: each pass reduces tiles into per-block partials.
 #pragma once
 
-#include "chapter.hpp"
+#include "chapter_builder.cuh"
 #include "multipass.cuh"
 #include "reduce_ops.cuh"
 
@@ -66,27 +66,12 @@ void launch(const red::ReduceCall& c) {
                      });
 }
 
-using SupportedOps = red::Ops<red::Sum, red::Max, red::Min>;
-using SupportedTypes = red::Types<float>;
-
 inline const red::Chapter& chapter() {
-  static const red::Chapter ch{
-      "01_naive",
-      "naive tree reduction (stride doubling, tid % stride == 0), in place on a copy in global memory",
-      red::support_of(SupportedOps{}, SupportedTypes{}),
-      [](red::Op op, red::DType t, std::size_t n) {
-        std::size_t bytes = 0;
-        red::dispatch(SupportedOps{}, SupportedTypes{}, op, t,
-                      [&](auto tag) { bytes = Scratch<typename decltype(tag)::type>(nullptr, n).bytes; });
-        return bytes;
-      },
-      [](const red::ReduceCall& c) {
-        red::require_valid_call(chapter(), c);
-        red::dispatch(SupportedOps{}, SupportedTypes{}, c.op, c.dtype,
-                      [&](auto tag) { launch<typename decltype(tag)::type>(c); });
-      },
-      [](std::size_t n) { return red::multipass_depth(n, kTile); },
-  };
+  static const red::Chapter ch = red::make_chapter<red::Ops<red::Sum, red::Max, red::Min>, red::Types<float>>(
+      "01_naive", "naive tree reduction (stride doubling, tid % stride == 0), in place on a copy in global memory",
+      [](auto op, std::size_t n) { return Scratch<red::op_t<decltype(op)>>(nullptr, n).bytes; },
+      [](auto op, const red::ReduceCall& c) { launch<red::op_t<decltype(op)>>(c); },
+      [](std::size_t n) { return red::multipass_depth(n, kTile); }, "reduce_naive");
   return ch;
 }
 

@@ -3,9 +3,11 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
+#include <cstring>
 
 #include "bench.hpp"
 #include "cuda_check.hpp"
+#include "machine_info.cuh"
 
 #include "01_naive/reduce.cuh"
 #if __has_include("02_convergent/reduce.cuh")
@@ -31,6 +33,18 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "reduction_bench: no usable CUDA GPU; results/h200/ holds the published H200 run.\n");
     return 3;
   }
+  const DeviceInfo dev = query_device();
+  const double copy_gbps = bench::measure_copy_gbps();
+  const auto machine = bench::machine_description(dev, copy_gbps);
+  // --machine-info: print the description (results/<gpu>/machine.txt) and stop.
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--machine-info") == 0) {
+      for (const auto& line : machine) std::printf("%s: %s\n", line.key.c_str(), line.value.c_str());
+      std::printf("results_folder: %s\n", gpu_folder_name(dev.name).c_str());
+      return 0;
+    }
+  for (const auto& line : machine) benchmark::AddCustomContext(line.key, line.value);
+
   std::vector<const Chapter*> chapters = {&ch01::chapter()};
 #if __has_include("02_convergent/reduce.cuh")
   chapters.push_back(&ch02::chapter());
@@ -53,6 +67,18 @@ int main(int argc, char** argv) {
     for (int log2n = 10; log2n <= 30; log2n += 2)
       for (Op op : {Op::sum, Op::max})
         for (const Chapter* ch : chapters) bench::register_chapter(*ch, {{op, t, std::size_t{1} << log2n}});
+#if __has_include("05_coarsened/reduce.cuh")
+  // Chapter 05's sweep of the coarsening factor, f32 sum, at a DRAM-resident and an L2 size.
+  for (std::size_t n : {std::size_t{1} << 20, std::size_t{1} << 28}) {
+    std::vector<bench::Case> at_n = {{Op::sum, DType::f32, n}};
+    bench::register_chapter(ch05::chapter_with_factor<1>(), at_n);
+    bench::register_chapter(ch05::chapter_with_factor<2>(), at_n);
+    bench::register_chapter(ch05::chapter_with_factor<4>(), at_n);
+    bench::register_chapter(ch05::chapter_with_factor<8>(), at_n);
+    bench::register_chapter(ch05::chapter_with_factor<32>(), at_n);
+    bench::register_chapter(ch05::chapter_with_factor<64>(), at_n);
+  }
+#endif
 
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;

@@ -17,7 +17,7 @@ struct Case {
   std::size_t n;
 };
 
-// Registers `ch` for each case. Benchmark names are "<chapter>/<op>/<dtype>/<n>"; counters:
+// Registers `ch` for each case. Benchmark names are "<chapter>/<kernel>/<op>/<dtype>/<n>"; counters:
 // n, bytes, gbps, pct_peak, l2_resident, reps. Inputs are generated on the host once per
 // (dtype, n, op) and shared by consecutive benchmarks, so register cases grouped by size.
 void register_chapter(const Chapter& ch, const std::vector<Case>& cases);

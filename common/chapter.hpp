@@ -43,22 +43,13 @@ struct Chapter {
   // The longest chain of floating-point additions any element goes through for this n: it sets
   // the error bound a sum must meet (reference.hpp, sum_error_bound).
   std::function<std::size_t(std::size_t n)> sum_depth;
+  // The kernel (or library call) that does the work, for benchmark rows: "reduce_naive", "cub_sum".
+  std::function<std::string(Op, DType)> kernel_name;
 
   bool supports(Op op, DType t) const {
     return std::find(support.begin(), support.end(), OpDType{op, t}) != support.end();
   }
 };
-
-// For launchers: refuse calls that break the contract instead of computing a wrong answer.
-inline void require_valid_call(const Chapter& ch, const ReduceCall& c) {
-  if (!ch.supports(c.op, c.dtype))
-    throw std::invalid_argument(ch.name + " does not support op " + std::string(name(c.op)) + " on dtype " +
-                                std::string(name(c.dtype)));
-  if (c.scratch_bytes < ch.scratch_bytes(c.op, c.dtype, c.n))
-    throw std::invalid_argument(ch.name + ": scratch buffer too small");
-  if (c.output == nullptr || (c.n > 0 && c.input == nullptr))
-    throw std::invalid_argument(ch.name + ": null input or output pointer");
-}
 
 // ceil(log2(x)) for x >= 1: tree depths in sum_depth().
 inline std::size_t ceil_log2(std::size_t x) {

@@ -22,6 +22,7 @@ const Chapter& fake_chapter() {
       [](Op, DType, std::size_t) { return std::size_t{0}; },
       [](const ReduceCall&) { throw std::logic_error("a refused request reached the launcher"); },
       [](std::size_t n) { return n; },
+      [](Op, DType) { return std::string("none"); },
   };
   return ch;
 }

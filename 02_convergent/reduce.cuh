@@ -1,0 +1,75 @@
+// Chapter 02 - convergent tree reduction.
+//
+// Idea: the same in-place tree as chapter 01, but the stride halves (256, 128, ... 1) and the
+// threads that work at stride s are tid < s: the active threads stay packed in the lowest warps,
+// so a warp is either fully busy or fully idle until fewer than 32 threads remain.
+// Cost: global traffic and barriers as in 01 (the tree still runs in place on a copy in global
+// memory); what changes is divergence: 5 divergent warp-steps per block instead of 47.
+#pragma once
+
+#include "chapter_builder.cuh"
+#include "multipass.cuh"
+#include "reduce_ops.cuh"
+
+namespace ch02 {
+
+constexpr unsigned kBlock = 256;        // threads per block
+constexpr unsigned kTile = 2 * kBlock;  // elements per block: each thread starts with two
+
+template <class Op>
+__global__ void reduce_convergent(typename Op::Acc* data, std::size_t len, typename Op::Acc* partials, void* result) {
+  const std::size_t base = blockIdx.x * std::size_t{kTile};
+  typename Op::Acc* tile = data + base;
+  const unsigned tile_len = static_cast<unsigned>(min(std::size_t{kTile}, len - base));
+  const unsigned i = threadIdx.x;  // the element this thread accumulates into
+
+  for (unsigned stride = kBlock; stride >= 1; stride /= 2) {
+    // tid < stride: threads 0..stride-1 work, whole warps at a time while stride >= 32.
+    // The bound check replaces the missing elements of a short last tile by "nothing to add".
+    if (i < stride && i + stride < tile_len) tile[i] = Op::combine(tile[i], tile[i + stride]);
+    __syncthreads();  // the next level reads what this level wrote
+  }
+  if (threadIdx.x == 0) {
+    if (result) Op::store(result, tile[0]);  // last pass: one block, one value
+    else partials[blockIdx.x] = tile[0];
+  }
+}
+
+// Scratch: a copy of the input (the tree works in place) and the first pass's partials.
+template <class Op>
+struct Scratch {
+  typename Op::Acc* copy;
+  typename Op::Acc* partials;
+  Scratch(void* base, std::size_t n) {
+    red::ScratchCarver carve(base);
+    copy = carve.take<typename Op::Acc>(n);
+    partials = carve.take<typename Op::Acc>(red::ceil_div(n, kTile));
+    bytes = carve.bytes();
+  }
+  std::size_t bytes;
+};
+
+template <class Op>
+void launch(const red::ReduceCall& c) {
+  using T = typename Op::Acc;
+  static_assert(std::is_same_v<T, typename Op::In>, "the in-place tree needs Acc == In");
+  if (c.n == 0) return red::launch_store_identity<Op>(c.output, c.stream);
+  Scratch<Op> s(c.scratch, c.n);
+  CUDA_CHECK(cudaMemcpyAsync(s.copy, c.input, c.n * sizeof(T), cudaMemcpyDeviceToDevice, c.stream));
+  red::run_multipass(s.copy, c.n, kTile, s.partials, s.copy, c.output,
+                     [&](T* src, std::size_t len, T* partials, void* result, std::size_t blocks) {
+                       reduce_convergent<Op><<<blocks, kBlock, 0, c.stream>>>(src, len, partials, result);
+                       CUDA_CHECK_LAUNCH();
+                     });
+}
+
+inline const red::Chapter& chapter() {
+  static const red::Chapter ch = red::make_chapter<red::Ops<red::Sum, red::Max, red::Min>, red::Types<float>>(
+      "02_convergent", "convergent tree reduction (stride halving, tid < stride), in place on a copy in global memory",
+      [](auto op, std::size_t n) { return Scratch<red::op_t<decltype(op)>>(nullptr, n).bytes; },
+      [](auto op, const red::ReduceCall& c) { launch<red::op_t<decltype(op)>>(c); },
+      [](std::size_t n) { return red::multipass_depth(n, kTile); }, "reduce_convergent");
+  return ch;
+}
+
+}  // namespace ch02

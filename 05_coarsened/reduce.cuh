@@ -1,0 +1,91 @@
+// Chapter 05 - thread coarsening: each thread accumulates many elements in registers first.
+//
+// Idea: chapter 04's kernel, but a thread adds 2 x kCoarsen elements (kBlock apart, so a warp's
+// loads stay coalesced) into a register before the block tree starts. One block now covers
+// kCoarsen times more input, so there are kCoarsen times fewer blocks, barriers and atomics, and
+// every thread has several independent loads in flight to hide DRAM latency.
+// Cost: the input read once, ceil(n / (512 kCoarsen)) atomics, 9 barriers per block as before.
+#pragma once
+
+#include "chapter_builder.cuh"
+#include "multipass.cuh"
+#include "reduce_ops.cuh"
+
+namespace ch05 {
+
+constexpr unsigned kBlock = 256;  // threads per block
+// Elements per thread = 2 x kCoarsen. The README's sweep over the factor on the H200 shows
+// why this value (scripts/run_benchmarks.sh measures 1, 2, 4, 8, 16, 32 and 64).
+constexpr unsigned kCoarsen = 16;
+
+// Same CAS-based atomics as chapter 04 (sum is native).
+template <class Op>
+__device__ void atomic_combine(float* out, float v) {
+  if constexpr (Op::op == red::Op::sum) {
+    atomicAdd(out, v);
+  } else {
+    unsigned* bits = reinterpret_cast<unsigned*>(out);
+    unsigned seen = *bits;
+    while (true) {
+      const unsigned wanted = __float_as_uint(Op::combine(__uint_as_float(seen), v));
+      if (wanted == seen) return;
+      const unsigned before = atomicCAS(bits, seen, wanted);
+      if (before == seen) return;
+      seen = before;
+    }
+  }
+}
+
+template <class Op, unsigned Coarsen>
+__global__ void reduce_coarsened(const float* in, std::size_t n, float* result) {
+  constexpr unsigned kTile = 2 * Coarsen * kBlock;
+  __shared__ float tree[kBlock];
+  const unsigned tid = threadIdx.x;
+  const std::size_t first = blockIdx.x * std::size_t{kTile} + tid;
+
+  // The new step: a register accumulator over 2 x Coarsen elements. The loop is unrolled, so
+  // the loads are independent and issue back to back; elements past n are simply skipped.
+  float acc = Op::identity();
+#pragma unroll
+  for (unsigned k = 0; k < 2 * Coarsen; ++k) {
+    const std::size_t i = first + std::size_t{k} * kBlock;
+    if (i < n) acc = Op::combine(acc, in[i]);
+  }
+  tree[tid] = acc;
+
+  for (unsigned stride = kBlock / 2; stride >= 1; stride /= 2) {
+    __syncthreads();
+    if (tid < stride) tree[tid] = Op::combine(tree[tid], tree[tid + stride]);
+  }
+  if (tid == 0) atomic_combine<Op>(result, tree[0]);
+}
+
+template <unsigned Coarsen>
+constexpr unsigned tile_of() { return 2 * Coarsen * kBlock; }
+
+template <class Op, unsigned Coarsen = kCoarsen>
+void launch(const red::ReduceCall& c) {
+  red::launch_store_identity<Op>(c.output, c.stream);  // before any block's atomic, same stream
+  if (c.n == 0) return;
+  reduce_coarsened<Op, Coarsen><<<red::ceil_div(c.n, tile_of<Coarsen>()), kBlock, 0, c.stream>>>(
+      static_cast<const float*>(c.input), c.n, static_cast<float*>(c.output));
+  CUDA_CHECK_LAUNCH();
+}
+
+// The chapter with coarsening factor Coarsen; chapter() is the one the lesson settles on, the
+// others exist for the benchmark's sweep of the factor.
+template <unsigned Coarsen>
+const red::Chapter& chapter_with_factor() {
+  static const red::Chapter ch = red::make_chapter<red::Ops<red::Sum, red::Max, red::Min>, red::Types<float>>(
+      "05_coarsened", "each thread accumulates 2 x " + std::to_string(Coarsen) + " elements in a register, then the block tree and one atomic",
+      [](auto, std::size_t) { return std::size_t{0}; },
+      [](auto op, const red::ReduceCall& c) { launch<red::op_t<decltype(op)>, Coarsen>(c); },
+      // a serial chain of 2 x Coarsen per thread, the 8-level tree, and the atomic chain
+      [](std::size_t n) { return 2 * Coarsen + 8 + red::ceil_div(n, tile_of<Coarsen>()); },
+      Coarsen == kCoarsen ? "reduce_coarsened" : ("reduce_coarsened_x" + std::to_string(Coarsen)).c_str());
+  return ch;
+}
+
+inline const red::Chapter& chapter() { return chapter_with_factor<kCoarsen>(); }
+
+}  // namespace ch05

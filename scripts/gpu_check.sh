@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# The GPU checks, in one run, for a machine with an NVIDIA GPU:
+#   1. build for sm_90 (override with CUDA_ARCHS) with Ninja,
+#   2. run every test (host and GPU) with ctest,
+#   3. run compute-sanitizer (memcheck, racecheck, synccheck, initcheck) over every chapter
+#      program, for every op/dtype pair it supports, at sizes 1, 33, 1025 and one just over
+#      its tile boundary,
+# then print a summary and exit non-zero if anything failed.
+#
+#   scripts/gpu_check.sh [LOG_DIR]      (logs and the sanitizer summary go to LOG_DIR, default build/gpu_check)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+LOG_DIR=${1:-build/gpu_check}
+mkdir -p "$LOG_DIR"
+export BUILD_DIR=${BUILD_DIR:-build-sm90} CUDA_ARCHS=${CUDA_ARCHS:-90}
+failures=()
+
+echo "== build ($BUILD_DIR, sm_$CUDA_ARCHS)"
+if ! scripts/build.sh >"$LOG_DIR/build.log" 2>&1; then
+  tail -30 "$LOG_DIR/build.log"
+  echo "FAILED: build"; exit 1
+fi
+
+echo "== tests"
+# -V keeps every test's own output (doctest's summaries and MESSAGEs) in the log.
+if ! ctest --test-dir "$BUILD_DIR" -V >"$LOG_DIR/ctest.log" 2>&1; then failures+=("ctest"); fi
+grep -E "tests passed|tests failed|Passed|Failed|Skipped|\[doctest\] (test cases|assertions)|distinct bit|skipped:" \
+  "$LOG_DIR/ctest.log" | tail -40
+
+echo "== compute-sanitizer"
+# The tile boundaries: 512 elements for chapters 01-04, 8192 for 05, CUB's own beyond that.
+tile_of() { case $1 in 05_*) echo 8192 ;; 09_*) echo 65536 ;; *) echo 512 ;; esac; }
+jobs_file="$LOG_DIR/sanitizer_jobs.txt"
+: >"$jobs_file"
+for bin in "$BUILD_DIR"/[0-9][0-9]_*/[0-9][0-9]_*; do
+  [[ -x "$bin" && "$bin" != *_test ]] || continue
+  chapter=$(basename "$bin")
+  pairs=$("$bin" --help | sed -n 's/^Supported op\/dtype pairs: //p' | tr -d ',')
+  for pair in $pairs; do
+    for n in 1 33 1025 $(( $(tile_of "$chapter") + 1 )); do
+      for tool in memcheck racecheck synccheck initcheck; do
+        echo "$tool $bin ${pair%/*} ${pair#*/} $n" >>"$jobs_file"
+      done
+    done
+  done
+done
+run_one() {  # tool binary op dtype n
+  local log
+  log=$(compute-sanitizer --tool "$1" --error-exitcode 99 "$2" --op "$3" --dtype "$4" --n "$5" --repeat 1 2>&1)
+  local rc=$?
+  local summary
+  summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" <<<"$log" | tail -1)
+  printf '%-10s %-22s %-7s %-5s n=%-7s rc=%-3s %s\n' "$1" "$(basename "$2")" "$3" "$4" "$5" "$rc" "${summary:-no summary}"
+  [[ $rc -eq 0 ]] || { echo "---- $*"; echo "$log" | tail -20; } >>"$LOG_DIR/sanitizer_failures.log"
+}
+export -f run_one
+export LOG_DIR
+xargs -P 8 -L 1 bash -c 'run_one "$@"' _ <"$jobs_file" | sort >"$LOG_DIR/sanitizer.txt"
+total=$(wc -l <"$LOG_DIR/sanitizer.txt")
+bad=$(grep -vc "rc=0 " "$LOG_DIR/sanitizer.txt" || true)
+{
+  echo "compute-sanitizer: $total runs (memcheck, racecheck, synccheck, initcheck), $bad with errors"
+  echo "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null)"
+} | tee "$LOG_DIR/sanitizer_summary.txt"
+[[ "$bad" -eq 0 ]] || failures+=("compute-sanitizer ($bad runs)")
+
+echo "== summary"
+if ((${#failures[@]})); then
+  echo "FAILED: ${failures[*]} (logs in $LOG_DIR)"; exit 1
+fi
+echo "ALL GPU CHECKS PASSED (logs in $LOG_DIR)"

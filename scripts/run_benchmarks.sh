@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# The main job: set up, build, benchmark every chapter and the CUB baseline, then write
+# results/<gpu>/ (bench.json, bench.csv, machine.txt) and draw the charts and tables.
+#
+#   scripts/run_benchmarks.sh [--no-setup] [--filter REGEX] [--out DIR]
+#
+# Without a GPU it builds, then exits with code 3 and says where the published results are.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$PATH:/usr/local/cuda/bin"
+setup=1 filter="" out=""
+while (($#)); do
+  case $1 in
+    --no-setup) setup=0 ;;
+    --filter) filter=$2; shift ;;
+    --out) out=$2; shift ;;
+    *) echo "run_benchmarks.sh: unknown argument '$1'" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+((setup)) && scripts/setup.sh
+echo "== build (${BUILD_DIR:-build})"
+scripts/build.sh >/dev/null
+bench="${BUILD_DIR:-build}/bench/reduction_bench"
+
+set +e
+machine=$("$bench" --machine-info 2>&1)
+rc=$?
+set -e
+if ((rc != 0)); then
+  echo "$machine" >&2
+  echo "run_benchmarks.sh: built everything, but there is no usable CUDA GPU to benchmark on." >&2
+  echo "The published reference run is in results/h200/ (bench.csv, tables.md and the charts)." >&2
+  exit 3
+fi
+folder=$(sed -n 's/^results_folder: //p' <<<"$machine")
+out=${out:-results/$folder}
+mkdir -p "$out"
+grep -v '^results_folder:' <<<"$machine" >"$out/machine.txt"
+echo "== benchmark on $(sed -n 's/^gpu: //p' "$out/machine.txt") -> $out"
+args=(--benchmark_out="$out/bench.json" --benchmark_out_format=json)
+[[ -n "$filter" ]] && args+=(--benchmark_filter="$filter")
+"$bench" "${args[@]}"
+echo "== tables and charts"
+python3 results/plot.py csv "$out/bench.json" "$out/bench.csv"
+python3 results/plot.py charts "$out"
+echo "done: $out"

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <mutex>
+#include <stdexcept>
 #include <vector>
 
 namespace red {

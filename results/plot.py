@@ -22,6 +22,7 @@ import csv
 import json
 import math
 import os
+import re
 import sys
 
 CSV_COLUMNS = ["chapter", "kernel", "dtype", "op", "n", "bytes", "time_us", "gbps", "pct_peak",
@@ -162,8 +163,14 @@ def add_ratio_to_cub(rows):
         r["ratio_to_cub"] = r["gbps"] / base if base else None
 
 
+def natural_key(text):
+    """'reduce_x8' sorts before 'reduce_x64': digit runs compare as numbers."""
+    return [(0, int(part), "") if part.isdigit() else (1, 0, part)
+            for part in re.split(r"(\d+)", text)]
+
+
 def sort_rows(rows):
-    rows.sort(key=lambda r: (r["chapter"], r["kernel"], r["op"], r["dtype"], r["n"]))
+    rows.sort(key=lambda r: (r["chapter"], natural_key(r["kernel"]), r["op"], r["dtype"], r["n"]))
     return rows
 
 
@@ -265,12 +272,13 @@ def read_machine(path):
     return machine
 
 
-def machine_number(machine, key, path, required=True):
-    """A numeric machine.txt value; None (with a warning) for a missing optional key."""
+def machine_number(machine, key, path, if_missing=None):
+    """A numeric machine.txt value. A missing key is an error, unless if_missing says what the
+    charts do without it: then a warning saying so, and None."""
     if key not in machine:
-        if required:
+        if if_missing is None:
             raise InputError(f"{path} lacks '{key}:'")
-        warn(f"{path} lacks '{key}:'; the charts leave out what needs it")
+        warn(f"{path} lacks '{key}:'; {if_missing}")
         return None
     try:
         value = float(machine[key])
@@ -289,13 +297,12 @@ class Machine:
         self.gpu = raw.get("gpu") or "unknown GPU"
         self.dram_gbps = machine_number(raw, "dram_gbps", path)
         self.l2_bytes = machine_number(raw, "l2_bytes", path)
-        # Optional: without a measured copy the memory roof falls back to the theoretical
-        # bandwidth, and without fp32_gflops the roofline has no compute roof.
-        self.copy_gbps = machine_number(raw, "copy_gbps", path, required=False)
-        self.fp32_gflops = machine_number(raw, "fp32_gflops", path, required=False)
+        self.copy_gbps = machine_number(
+            raw, "copy_gbps", path, "the memory roof uses the theoretical DRAM bandwidth")
+        self.fp32_gflops = machine_number(raw, "fp32_gflops", path, "the roofline has no compute roof")
 
     def l2_label(self):
-        return f"L2 = {self.l2_bytes / 2 ** 20:g} MiB"
+        return f"L2 = {binary_size(self.l2_bytes)}"
 
 
 # --------------------------------------------------------------------------------------------
@@ -308,7 +315,8 @@ def select(rows, op, dtype=None):
 
 def kernels_of(rows):
     """The (chapter, kernel) pairs in rows, in chapter order (the CUB chapter comes last)."""
-    return sorted({(r["chapter"], r["kernel"]) for r in rows})
+    return sorted({(r["chapter"], r["kernel"]) for r in rows},
+                  key=lambda k: (k[0], natural_key(k[1])))
 
 
 def series_of(rows, by=("chapter", "kernel")):
@@ -317,6 +325,22 @@ def series_of(rows, by=("chapter", "kernel")):
     for r in sorted(rows, key=lambda r: r["n"]):
         out.setdefault(tuple(r[c] for c in by), []).append(r)
     return dict(sorted(out.items()))
+
+
+def headline(rows):
+    """The rows of each chapter's headline kernels. A chapter may also benchmark variants at a
+    couple of sizes only (05_coarsened sweeps its coarsening factor at 2^20 and 2^28); those
+    would crowd the charts with two-point lines, so the charts keep the kernels measured at at
+    least half as many sizes as the chapter's most-measured kernel. tables.md keeps them all."""
+    sizes = {}
+    for r in rows:
+        sizes.setdefault((r["chapter"], r["kernel"], r["op"], r["dtype"]), set()).add(r["n"])
+    most = {}
+    for (chapter, _, op, dtype), ns in sizes.items():
+        most[chapter, op, dtype] = max(most.get((chapter, op, dtype), 0), len(ns))
+    return [r for r in rows
+            if 2 * len(sizes[r["chapter"], r["kernel"], r["op"], r["dtype"]])
+            >= most[r["chapter"], r["op"], r["dtype"]]]
 
 
 def pick_dram_n(rows):
@@ -333,6 +357,14 @@ def pow2_label(n):
     """1048576 -> '2^20'; sizes that are not powers of two stay plain numbers."""
     k = n.bit_length() - 1
     return f"2^{k}" if n == 1 << k else str(n)
+
+
+def binary_size(nbytes):
+    """4194304 -> '4 MiB': sizes of inputs and caches, in powers of two."""
+    for unit, scale in (("GiB", 2 ** 30), ("MiB", 2 ** 20), ("KiB", 2 ** 10)):
+        if nbytes >= scale:
+            return f"{nbytes / scale:.3g} {unit}"
+    return f"{nbytes:g} B"
 
 
 def pow2_tex(n):
@@ -402,8 +434,10 @@ def tables_markdown(rows, machine):
             if not columns:
                 continue
             lines += [f"### {title}", ""]
-            lines += kernel_table(part, [(pow2_label(n), n, field) for n in columns])
-            lines += ["", f"\\* {L2_FOOTNOTE}.", ""]
+            table = kernel_table(part, [(pow2_label(n), n, field) for n in columns])
+            lines += table + [""]
+            if any(r["l2_resident"] for r in part if r["n"] in columns):
+                lines += [f"\\* {L2_FOOTNOTE}.", ""]
     return "\n".join(lines)
 
 
@@ -427,9 +461,11 @@ class Styles:
     def __init__(self, rows):
         plt = _pyplot()
         kernels = [k for k in kernels_of(rows) if not is_baseline(k[1])]
-        palette = plt.get_cmap("tab10" if len(kernels) <= 10 else "tab20").colors
+        # The qualitative palettes without their greys, which belong to the baselines.
+        palette = [c for c in plt.get_cmap("tab10" if len(kernels) <= 9 else "tab20").colors
+                   if len(set(c)) > 1]
         self.colors = {k: palette[i % len(palette)] for i, k in enumerate(kernels)}
-        greys = ["black", "dimgray", "darkgray"]
+        greys = ["black", "dimgray", "gray"]
         baselines = [k for k in kernels_of(rows) if is_baseline(k[1])]
         self.colors.update({k: greys[i % len(greys)] for i, k in enumerate(baselines)})
 
@@ -487,15 +523,23 @@ def _bandwidth_roofs(ax, machine):
                 color=color, fontsize=9, ha="left", va="bottom")
 
 
-def _l2_marks(ax, machine, bytes_per_element, suffix="", shade=True):
-    """A vertical line where the input fills L2 exactly, and a light band over the sizes that
-    count as L2-resident (input < 4x L2): those points measure L2, not DRAM."""
-    n_l2 = machine.l2_bytes / bytes_per_element
-    ax.axvline(n_l2, color="slategray", linestyle="-.", linewidth=1.2)
-    ax.text(n_l2, 0.98, f" {machine.l2_label()}{suffix} ", transform=ax.get_xaxis_transform(),
-            rotation=90, ha="right", va="top", fontsize=9, color="slategray")
-    if shade:
-        ax.axvspan(ax.get_xlim()[0], 4 * n_l2, color="gold", alpha=0.10, linewidth=0)
+def _l2_marks(ax, machine, element_sizes):
+    """Where the input fills L2 exactly: a vertical line per element size (f16 fills it at twice
+    the n of f32). With a single size, a light band also covers the sizes counted L2-resident
+    (input < 4x L2): points there measure L2, not DRAM. element_sizes: {bytes: [dtypes]}."""
+    lines = sorted((machine.l2_bytes / size, dtypes) for size, dtypes in element_sizes.items())
+    for i, (n_l2, dtypes) in enumerate(lines):
+        ax.axvline(n_l2, color="slategray", linestyle="-.", linewidth=1.2)
+        # Labels sit horizontally at the top. With several lines the first label goes left of
+        # its line, the next right of its own, and every further pair a row lower: no overlaps.
+        suffix = f" ({'/'.join(dtypes)})" if len(lines) > 1 else ""
+        left = len(lines) > 1 and i % 2 == 0
+        ax.text(n_l2, 0.985 - 0.045 * (i // 2), f" {machine.l2_label()}{suffix} ",
+                transform=ax.get_xaxis_transform(), ha="right" if left else "left", va="top",
+                fontsize=9, color="slategray")
+    if len(lines) == 1:
+        ax.axvspan(ax.get_xlim()[0], 4 * lines[0][0], color="gold", alpha=0.10, linewidth=0)
+    return len(lines) == 1
 
 
 def _l2_legend_entries(ax, shaded):
@@ -541,19 +585,17 @@ def _bandwidth_chart(path, title, series, machine, what):
         _plot_series(ax, rows, color, style, label, marker)
     _log2_x_axis(ax, [r["n"] for r in all_rows], what)
     _bandwidth_roofs(ax, machine)
-    # One L2 line per element size present (f16 fills L2 at twice the n of f32).
-    sizes = sorted({_element_bytes(rows) for _, rows, *_ in series})
-    for size in sizes:
-        dtypes = sorted({r["dtype"] for _, rows, *_ in series for r in rows
-                         if _element_bytes(rows) == size})
-        suffix = f" ({'/'.join(dtypes)})" if len(sizes) > 1 else ""
-        _l2_marks(ax, machine, size, suffix, shade=len(sizes) == 1)
+    element_sizes = {}
+    for _, rows, *_ in series:
+        dtypes = element_sizes.setdefault(_element_bytes(rows), [])
+        dtypes += sorted({r["dtype"] for r in rows} - set(dtypes))
+    shaded = _l2_marks(ax, machine, element_sizes)
     top = max([machine.dram_gbps] + [r["gbps"] for r in all_rows])
     ax.set_ylim(0, top * 1.12)
     ax.set_ylabel("achieved bandwidth (GB/s, 10⁹ bytes/s)")
     ax.set_title(title)
     ax.grid(True, which="major", alpha=0.3)
-    _l2_legend_entries(ax, shaded=len(sizes) == 1)
+    _l2_legend_entries(ax, shaded)
     _save(fig, path)
 
 
@@ -652,15 +694,26 @@ def chart_roofline(rows, machine, styles, path):
             f"memory roof ({mem_what}): {mem_gbps:.0f} GB/s × intensity",
             rotation=angle, rotation_mode="anchor", ha="left", va="bottom", fontsize=10)
 
-    for intensity, gflops, color, marker, label in points:
-        ax.plot(intensity, gflops, marker=marker, markersize=8, linestyle="none", color=color,
-                markeredgecolor="black", markeredgewidth=0.6, label=label)
+    # Every f32 reduction does about one FLOP per 4-byte element, so all points share one
+    # intensity and pile up on a vertical line. Each gets a label to the right, joined by a
+    # leader line, stacked top-down in performance order so that no two labels collide.
+    label_y = math.inf
+    for intensity, gflops, color, marker, label in sorted(points, key=lambda p: -p[1]):
+        hollow = marker == "s"  # dot products: open squares, so a circle below stays visible
+        ax.plot(intensity, gflops, marker=marker, markersize=11 if hollow else 7,
+                linestyle="none", color=color, markerfacecolor="none" if hollow else color,
+                markeredgecolor=color if hollow else "black", markeredgewidth=1.5 if hollow else 0.6)
+        label_y = min(gflops, label_y / 1.4)
+        ax.annotate(f"{label}: {gflops:.0f} GFLOP/s", (intensity, gflops),
+                    xytext=(intensity * 6, label_y), textcoords="data", va="center", fontsize=8.5,
+                    color=color,
+                    arrowprops=dict(arrowstyle="-", color=color, linewidth=0.7,
+                                    relpos=(0, 0.5)))  # from the label's left end
     ax.set_xlabel("arithmetic intensity (FLOP/byte, log scale)")
     ax.set_ylabel("achieved performance (GFLOP/s, log scale)")
-    ax.set_title(f"{title}: f32 sum (circles) and dot (squares) at the largest DRAM-resident n"
-                 + ("\n" + "; ".join(sorted(notes)) if notes else ""))
+    ax.set_title(f"{title}: f32 sum (dots) and dot product (open squares) at the largest "
+                 f"DRAM-resident n" + ("\n" + "; ".join(sorted(notes)) if notes else ""))
     ax.grid(True, which="major", alpha=0.3)
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8.5, frameon=False)
     _save(fig, path)
 
 
@@ -683,16 +736,17 @@ def chart_chapters(rows, machine, styles, path):
             bar.set_facecolor("lightgray")
         ratio = f"{r['ratio_to_cub']:.2f}x CUB" if r["ratio_to_cub"] is not None else "no CUB row"
         text = f"{r['pct_peak']:.1f}% of peak\n{ratio}" + ("\nL2-resident" if r["l2_resident"] else "")
+        # A white box keeps the label legible where it crosses the roof lines.
         ax.annotate(text, (bar.get_x() + bar.get_width() / 2, bar.get_height()),
                     xytext=(0, 3), textcoords="offset points", ha="center", va="bottom",
-                    fontsize=8.5)
+                    fontsize=8.5, bbox=dict(facecolor="white", edgecolor="none", alpha=0.85, pad=1))
     ax.set_xticks(list(xs))
     ax.set_xticklabels([f"{r['chapter']}\n{r['kernel']}" for r in bars], rotation=30,
                        ha="right", fontsize=8.5)
     _bandwidth_roofs(ax, machine)
     ax.set_ylim(0, max([machine.dram_gbps] + [r["gbps"] for r in bars]) * 1.22)
     ax.set_ylabel("achieved bandwidth (GB/s, 10⁹ bytes/s)")
-    size = f"n = {pow2_label(n)} ({n * 4 / 2 ** 20:g} MiB of f32)"
+    size = f"n = {pow2_label(n)} ({binary_size(n * 4)} of f32)"
     ax.set_title(f"f32 sum per chapter at {size} ({machine.gpu})"
                  + (f"\n{note}" if note else ""))
     ax.grid(True, axis="y", alpha=0.3)
@@ -702,13 +756,23 @@ def chart_chapters(rows, machine, styles, path):
 def charts(results_dir):
     rows = read_csv(os.path.join(results_dir, "bench.csv"))
     machine = Machine(os.path.join(results_dir, "machine.txt"))
-    styles = Styles(rows)
-    out = lambda name: os.path.join(results_dir, name)
-    chart_bandwidth_vs_n(rows, machine, styles, out("bandwidth_vs_n.png"))
-    chart_roofline(rows, machine, styles, out("roofline.png"))
-    chart_chapters(rows, machine, styles, out("chapters.png"))
-    chart_dtypes(rows, machine, styles, out("dtypes.png"))
-    chart_dot(rows, machine, styles, out("dot.png"))
+    shown = headline(rows)
+    styles = Styles(shown)
+
+    def out(name):
+        return os.path.join(results_dir, name)
+
+    chart_bandwidth_vs_n(shown, machine, styles, out("bandwidth_vs_n.png"))
+    chart_roofline(shown, machine, styles, out("roofline.png"))
+    chart_chapters(shown, machine, styles, out("chapters.png"))
+    chart_dtypes(shown, machine, styles, out("dtypes.png"))
+    chart_dot(shown, machine, styles, out("dot.png"))
+    shown_keys = {row_key(r) for r in shown}
+    variants = sorted({f"{r['chapter']}/{r['kernel']}" for r in rows
+                       if row_key(r) not in shown_keys})
+    if variants:
+        print(f"charts leave out variants measured at few sizes (tables.md has them): "
+              f"{', '.join(variants)}")
     with open(out("tables.md"), "w", encoding="utf-8") as f:
         f.write(tables_markdown(rows, machine) + "\n")
     print(f"wrote {', '.join(name for name, _ in CHARTS)} and tables.md in {results_dir}")
@@ -732,7 +796,7 @@ def compare_markdown(rows, other_rows, name, other_name):
     lines = [f"# {name} vs. {other_name}", "",
              f"GB/s of {name} divided by GB/s of {other_name}, for the rows both runs measured "
              f"(> 1: {name} is faster). The last column is the geometric mean over sizes.",
-             f"Cells marked `*` are L2-resident in {name} ({L2_FOOTNOTE}).", ""]
+             f"Cells marked `*` are L2-resident in {name}: input < 4x L2.", ""]
     for op, dtype in sections(matched):
         part = select(matched, op, dtype)
         ns = sorted({r["n"] for r in part})

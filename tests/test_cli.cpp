@@ -1,6 +1,7 @@
 // Every refusal of the chapter program, run in-process through chapter_main().
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>

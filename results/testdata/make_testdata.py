@@ -33,6 +33,10 @@ KERNELS = [
     ("09_cub_comparison", "cub_transform_reduce", "sum", "f16", 0.85, 5.0),
     ("09_cub_comparison", "cub_transform_reduce", "sum", "bf16", 0.85, 5.0),
 ]
+# Chapter 05 also sweeps its coarsening factor at one L2 and one DRAM size only.
+SWEEP = [("05_coarsened", f"reduce_coarsened_x{c}", "sum", "f32", fraction, 4.0)
+         for c, fraction in ((1, 0.45), (64, 0.83))]
+SWEEP_SIZES = [2 ** 20, 2 ** 28]
 # The one run that fails its correctness check, as SkipWithError reports it.
 FAILED = ("02_convergent", "reduce_convergent", "sum", "f32", 2 ** 26)
 # cub_max is not measured at 2^10, so 01_naive's max row there has no ratio to CUB.
@@ -70,6 +74,10 @@ def main(out_dir):
             if (chapter, kernel, n) not in MISSING:
                 benchmarks.append(entry(len(benchmarks), chapter, kernel, op, dtype, n,
                                         fraction, latency))
+    for n in SWEEP_SIZES:
+        for chapter, kernel, op, dtype, fraction, latency in SWEEP:
+            benchmarks.append(entry(len(benchmarks), chapter, kernel, op, dtype, n, fraction,
+                                    latency))
     context = {"date": "2025-01-01T00:00:00+00:00", "host_name": "gpu-node",
                "executable": "./build/bench/reduction_bench", "num_cpus": 16, "mhz_per_cpu": 2000,
                "cpu_scaling_enabled": False, "caches": [], "load_avg": [0.1, 0.1, 0.1],

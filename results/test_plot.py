@@ -1,0 +1,374 @@
+"""Tests of results/plot.py and scripts/update_readme.py on synthetic data (results/testdata).
+
+    python3 -m unittest discover -s results -p 'test_*.py'     (from the repository root)
+
+The commands run as subprocesses, as a user runs them, so exit codes and stderr are tested too.
+"""
+
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+PLOT = os.path.join(HERE, "plot.py")
+UPDATE_README = os.path.join(ROOT, "scripts", "update_readme.py")
+TESTDATA = os.path.join(HERE, "testdata")
+BENCH_JSON = os.path.join(TESTDATA, "bench.json")
+MACHINE_TXT = os.path.join(TESTDATA, "machine.txt")
+PUBLISHED = os.path.join(HERE, "h200")
+
+sys.path.insert(0, HERE)
+import plot  # noqa: E402
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def run(*args):
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=ROOT)
+
+
+def json_entries():
+    with open(BENCH_JSON, encoding="utf-8") as f:
+        return json.load(f)["benchmarks"]
+
+
+class TempDirTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="plot_test_")
+        self.addCleanup(shutil.rmtree, self.dir)
+
+    def path(self, *names):
+        return os.path.join(self.dir, *names)
+
+    def make_results_dir(self, name="run"):
+        """A results folder like results/<gpu>/: bench.csv converted from the test JSON, and
+        machine.txt."""
+        folder = self.path(name)
+        os.makedirs(folder)
+        done = run(PLOT, "csv", BENCH_JSON, os.path.join(folder, "bench.csv"))
+        self.assertEqual(done.returncode, 0, done.stderr)
+        shutil.copy(MACHINE_TXT, folder)
+        return folder
+
+    def assertFailsCleanly(self, done, *fragments):
+        """Exit status 2, a one-line message naming the problem, and no traceback."""
+        self.assertEqual(done.returncode, 2, done.stdout + done.stderr)
+        self.assertNotIn("Traceback", done.stderr)
+        self.assertEqual(len(done.stderr.strip().splitlines()), 1, done.stderr)
+        for fragment in fragments:
+            self.assertIn(fragment, done.stderr)
+
+
+class TestData(TempDirTest):
+    def test_testdata_matches_its_generator(self):
+        # The committed inputs are what make_testdata.py writes: no hand edits drift in.
+        done = run(os.path.join(TESTDATA, "make_testdata.py"), self.dir)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        for name in ("bench.json", "machine.txt"):
+            with open(self.path(name), encoding="utf-8") as fresh, \
+                    open(os.path.join(TESTDATA, name), encoding="utf-8") as committed:
+                self.assertEqual(fresh.read(), committed.read(), name)
+
+
+class TestCsv(TempDirTest):
+    def convert(self):
+        out = self.path("bench.csv")
+        done = run(PLOT, "csv", BENCH_JSON, out)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        with open(out, newline="", encoding="utf-8") as f:
+            return done, list(csv.reader(f))
+
+    def test_header_and_row_count(self):
+        _, lines = self.convert()
+        self.assertEqual(lines[0], plot.CSV_COLUMNS)
+        good = [e for e in json_entries() if not e.get("error_occurred")]
+        self.assertEqual(len(lines) - 1, len(good))
+
+    def test_error_rows_are_reported_and_left_out(self):
+        done, lines = self.convert()
+        failed = [e["name"] for e in json_entries() if e.get("error_occurred")]
+        self.assertEqual(len(failed), 1)
+        self.assertIn("warning", done.stderr)
+        self.assertIn(failed[0], done.stderr)
+        chapter, kernel, op, dtype, n = failed[0].split("/")[:5]
+        self.assertNotIn([chapter, kernel, dtype, op, n], [line[:5] for line in lines])
+
+    def test_rows_are_sorted_and_typed(self):
+        _, lines = self.convert()
+        rows = [dict(zip(lines[0], line)) for line in lines[1:]]
+        keys = [(r["chapter"], plot.natural_key(r["kernel"]), r["op"], r["dtype"], int(r["n"]))
+                for r in rows]
+        self.assertEqual(keys, sorted(keys))
+        self.assertTrue(all(r["l2_resident"] in ("true", "false") for r in rows))
+        # The L2 flag follows the counter: 2^20 f32 (4 MiB) sits in L2, 2^28 (1 GiB) does not.
+        flag = {(r["chapter"], r["kernel"], r["op"], r["dtype"], r["n"]): r["l2_resident"]
+                for r in rows}
+        self.assertEqual(flag[("01_naive", "reduce_naive", "sum", "f32", str(2 ** 20))], "true")
+        self.assertEqual(flag[("01_naive", "reduce_naive", "sum", "f32", str(2 ** 28))], "false")
+
+    def test_ratio_to_cub(self):
+        _, lines = self.convert()
+        rows = {(r["chapter"], r["kernel"], r["op"], r["dtype"], int(r["n"])): r
+                for r in (dict(zip(lines[0], line)) for line in lines[1:])}
+        gbps = {}
+        for e in json_entries():
+            if not e.get("error_occurred"):
+                chapter, kernel, op, dtype, n = e["name"].split("/")[:5]
+                gbps[(chapter, kernel, op, dtype, int(n))] = e["gbps"]
+
+        def expected(key, baseline):
+            chapter, kernel, op, dtype, n = key
+            return gbps[key] / gbps[(*baseline, op, dtype, n)]
+
+        def ratio(key):
+            return float(rows[key]["ratio_to_cub"])
+
+        n = 2 ** 28
+        # f32 sum against cub_sum; the baseline's own row is 1.
+        key = ("05_coarsened", "reduce_coarsened", "sum", "f32", n)
+        self.assertAlmostEqual(ratio(key), expected(key, ("09_cub_comparison", "cub_sum")), 6)
+        self.assertAlmostEqual(ratio(("09_cub_comparison", "cub_sum", "sum", "f32", n)), 1.0, 9)
+        # max against cub_max; half-precision sums against cub_transform_reduce; dot against
+        # cuBLAS.
+        key = ("01_naive", "reduce_naive", "max", "f32", 2 ** 20)
+        self.assertAlmostEqual(ratio(key), expected(key, ("09_cub_comparison", "cub_max")), 6)
+        for dtype in ("f16", "bf16"):
+            key = ("05_coarsened", "reduce_coarsened", "sum", dtype, n)
+            self.assertAlmostEqual(
+                ratio(key), expected(key, ("09_cub_comparison", "cub_transform_reduce")), 6)
+        key = ("08_dot_product", "dot_shuffle", "dot", "f32", n)
+        self.assertAlmostEqual(ratio(key), expected(key, ("08_dot_product", "cublas_sdot")), 6)
+        # No cub_max row at 2^10: the ratio is empty, not zero or a guess.
+        self.assertEqual(rows[("01_naive", "reduce_naive", "max", "f32", 2 ** 10)]["ratio_to_cub"], "")
+        # Every ratio present is consistent with the rows' own gbps.
+        for key, r in rows.items():
+            if r["ratio_to_cub"]:
+                base = plot.baseline_for(key[2], key[3])
+                self.assertAlmostEqual(float(r["ratio_to_cub"]), expected(key, base), 6)
+
+    def test_machine_from_context(self):
+        out = self.path("machine.txt")
+        done = run(PLOT, "csv", BENCH_JSON, self.path("bench.csv"), "--machine", out)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        machine = plot.read_machine(out)
+        self.assertEqual(machine["gpu"], "NVIDIA H200")
+        self.assertEqual(float(machine["l2_bytes"]), 62914560)
+
+    def test_benchmark_name_parsing(self):
+        self.assertEqual(
+            plot.parse_benchmark_name("01_naive/reduce_naive/sum/f32/1048576/iterations:1/manual_time"),
+            ("01_naive", "reduce_naive", "sum", "f32", 1048576))
+        with self.assertRaises(plot.InputError):
+            plot.parse_benchmark_name("BM_something/1024")
+
+
+class TestCharts(TempDirTest):
+    def test_every_chart_and_the_tables(self):
+        folder = self.make_results_dir()
+        done = run(PLOT, "charts", folder)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        for name, _ in plot.CHARTS:
+            with open(os.path.join(folder, name), "rb") as f:
+                data = f.read()
+            self.assertGreater(len(data), 1000, name)
+            self.assertEqual(data[:8], PNG_SIGNATURE, name)
+
+        with open(os.path.join(folder, "tables.md"), encoding="utf-8") as f:
+            tables = f.read()
+        rows = plot.read_csv(os.path.join(folder, "bench.csv"))
+        for r in rows:  # every measured GB/s shows up, one decimal, starred when in L2
+            self.assertIn(f"| {r['gbps']:.1f}{'*' if r['l2_resident'] else ''} |", tables)
+        self.assertIn(plot.L2_FOOTNOTE, tables)
+        for section in ("## sum, f32", "## sum, f16", "## sum, bf16", "## max, f32", "## dot, f32"):
+            self.assertIn(section, tables)
+        self.assertIn("Time per call (µs), n ≤ 2^22", tables)
+        r = next(r for r in rows if (r["kernel"], r["dtype"], r["n"]) == ("reduce_naive", "f32", 2 ** 28))
+        self.assertIn(f"| {r['pct_peak']:.1f} |", tables)
+        self.assertIn(f"| {r['ratio_to_cub']:.2f} |", tables)
+
+    def test_sweep_variants_stay_out_of_the_charts(self):
+        # 05_coarsened's coarsening sweep (two sizes only) is in the tables, not the charts.
+        folder = self.make_results_dir()
+        done = run(PLOT, "charts", folder)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn("05_coarsened/reduce_coarsened_x1, 05_coarsened/reduce_coarsened_x64",
+                      done.stdout)
+        with open(os.path.join(folder, "tables.md"), encoding="utf-8") as f:
+            self.assertIn("| 05_coarsened | `reduce_coarsened_x64` |", f.read())
+        kernels = {k for _, k in plot.kernels_of(plot.headline(
+            plot.read_csv(os.path.join(folder, "bench.csv"))))}
+        self.assertIn("reduce_coarsened", kernels)
+        self.assertNotIn("reduce_coarsened_x1", kernels)
+        self.assertIn("cublas_sdot", kernels)
+
+    def test_placeholders_when_rows_are_missing(self):
+        # Only f32 sums at one size, all L2-resident: the dtype and dot charts say there is
+        # nothing to show, the bar chart falls back to the largest n.
+        folder = self.make_results_dir()
+        rows = [r for r in plot.read_csv(os.path.join(folder, "bench.csv"))
+                if r["op"] == "sum" and r["dtype"] == "f32" and r["n"] == 2 ** 20]
+        plot.write_csv(rows, os.path.join(folder, "bench.csv"))
+        done = run(PLOT, "charts", folder)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        for name, _ in plot.CHARTS:
+            with open(os.path.join(folder, name), "rb") as f:
+                self.assertEqual(f.read(8), PNG_SIGNATURE, name)
+        self.assertEqual(plot.pick_dram_n(rows)[0], 2 ** 20)
+        self.assertIn("2^28 not in bench.csv", plot.pick_dram_n(rows)[1])
+
+    @unittest.skipUnless(os.path.exists(os.path.join(PUBLISHED, "bench.csv")),
+                         "no published results/h200/bench.csv yet")
+    def test_published_h200_results(self):
+        # Into a copy, so the test never rewrites the published charts.
+        folder = self.path("h200")
+        shutil.copytree(PUBLISHED, folder)
+        done = run(PLOT, "charts", folder)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        for name, _ in plot.CHARTS:
+            with open(os.path.join(folder, name), "rb") as f:
+                self.assertEqual(f.read(8), PNG_SIGNATURE, name)
+
+
+class TestCompare(TempDirTest):
+    def test_compare(self):
+        this = self.make_results_dir("this")
+        other = self.make_results_dir("other")
+        # The other run: every row at 80% of this run's bandwidth, and one row fewer.
+        rows = plot.read_csv(os.path.join(other, "bench.csv"))
+        for r in rows:
+            r["gbps"] *= 0.8
+        plot.write_csv(rows[1:], os.path.join(other, "bench.csv"))
+
+        done = run(PLOT, "compare", this, other)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        with open(os.path.join(this, "compare.md"), encoding="utf-8") as f:
+            text = f.read()
+        self.assertEqual(done.stdout.strip(), text.strip())
+        self.assertIn("# this vs. other", text)
+        self.assertIn("| 1.25 |", text)   # 1 / 0.8
+        self.assertNotIn("| 1.00 |", text)
+        self.assertIn("Rows only in this: 1; only in other: 0.", text)
+
+        # The same through charts --compare.
+        os.remove(os.path.join(this, "compare.md"))
+        done = run(PLOT, "charts", this, "--compare", other)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertTrue(os.path.exists(os.path.join(this, "compare.md")))
+
+    def test_compare_needs_the_other_csv(self):
+        this = self.make_results_dir("this")
+        self.assertFailsCleanly(run(PLOT, "compare", this, self.path("nowhere")), "cannot read")
+
+
+class TestMalformedInput(TempDirTest):
+    def charts_on(self, csv_text):
+        folder = self.path("bad")
+        os.makedirs(folder)
+        with open(os.path.join(folder, "bench.csv"), "w", encoding="utf-8") as f:
+            f.write(csv_text)
+        shutil.copy(MACHINE_TXT, folder)
+        return run(PLOT, "charts", folder)
+
+    def good_csv_lines(self):
+        folder = self.make_results_dir()
+        with open(os.path.join(folder, "bench.csv"), encoding="utf-8") as f:
+            return f.read().splitlines()
+
+    def test_empty_csv(self):
+        self.assertFailsCleanly(self.charts_on(""), "empty")
+
+    def test_header_only(self):
+        self.assertFailsCleanly(self.charts_on(",".join(plot.CSV_COLUMNS) + "\n"), "no data rows")
+
+    def test_missing_column(self):
+        lines = self.good_csv_lines()
+        cut = [",".join(line.split(",")[:-1]) for line in lines]  # drop ratio_to_cub
+        self.assertFailsCleanly(self.charts_on("\n".join(cut) + "\n"), "ratio_to_cub")
+
+    def test_non_numeric_value(self):
+        lines = self.good_csv_lines()
+        fields = lines[1].split(",")
+        fields[plot.CSV_COLUMNS.index("gbps")] = "fast"
+        self.assertFailsCleanly(self.charts_on("\n".join([lines[0], ",".join(fields)]) + "\n"),
+                                "gbps", "not a number")
+
+    def test_missing_files(self):
+        self.assertFailsCleanly(run(PLOT, "charts", self.path("nowhere")), "cannot read")
+        self.assertFailsCleanly(run(PLOT, "csv", self.path("none.json"), self.path("o.csv")),
+                                "cannot read")
+        folder = self.make_results_dir()
+        os.remove(os.path.join(folder, "machine.txt"))
+        self.assertFailsCleanly(run(PLOT, "charts", folder), "machine.txt")
+
+    def test_bad_json(self):
+        for text, message in (("{not json", "not valid JSON"),
+                              ('{"context": {}}', "no 'benchmarks' list"),
+                              ('{"benchmarks": []}', "no successful benchmark rows")):
+            with open(self.path("b.json"), "w", encoding="utf-8") as f:
+                f.write(text)
+            self.assertFailsCleanly(run(PLOT, "csv", self.path("b.json"), self.path("o.csv")),
+                                    message)
+
+    def test_machine_without_dram_bandwidth(self):
+        folder = self.make_results_dir()
+        with open(os.path.join(folder, "machine.txt"), "w", encoding="utf-8") as f:
+            f.write("gpu: NVIDIA H200\nl2_bytes: 62914560\n")
+        self.assertFailsCleanly(run(PLOT, "charts", folder), "dram_gbps")
+
+
+class TestUpdateReadme(TempDirTest):
+    def readme(self, text):
+        path = self.path("README.md")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        return path
+
+    def test_replaces_the_section(self):
+        folder = self.make_results_dir(os.path.join("results", "h200"))
+        self.assertEqual(run(PLOT, "charts", folder).returncode, 0)
+        path = self.readme("# Reductions\n\nBefore.\n\n<!-- results:begin -->\nstale numbers\n"
+                           "<!-- results:end -->\n\nAfter.\n")
+        done = run(UPDATE_README, path, folder)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        self.assertTrue(text.startswith("# Reductions\n\nBefore.\n\n<!-- results:begin -->\n"))
+        self.assertTrue(text.endswith("<!-- results:end -->\n\nAfter.\n"))
+        self.assertNotIn("stale numbers", text)
+        self.assertIn("NVIDIA H200", text)
+        self.assertIn("results/h200/bench.csv", text)            # relative to the README
+        self.assertIn("](results/h200/bandwidth_vs_n.png)", text)
+        self.assertIn("](results/h200/roofline.png)", text)
+        self.assertIn("n = 2^20 (L2-resident)", text)
+        rows = {(r["kernel"], r["n"]): r for r in plot.read_csv(os.path.join(folder, "bench.csv"))
+                if r["op"] == "sum" and r["dtype"] == "f32"}
+        big, small = rows[("reduce_shuffle", 2 ** 28)], rows[("reduce_shuffle", 2 ** 20)]
+        self.assertIn(f"| `reduce_shuffle` | {big['gbps']:.1f} | {big['pct_peak']:.1f} | "
+                      f"{big['ratio_to_cub']:.2f} | {small['gbps']:.1f}* |", text)
+
+        # Running it again changes nothing.
+        self.assertEqual(run(UPDATE_README, path, folder).returncode, 0)
+        with open(path, encoding="utf-8") as f:
+            self.assertEqual(f.read(), text)
+
+    def test_without_markers(self):
+        folder = self.make_results_dir()
+        path = self.readme("# Reductions\n\nNo markers here.\n")
+        self.assertFailsCleanly(run(UPDATE_README, path, folder), "results:begin")
+        with open(path, encoding="utf-8") as f:
+            self.assertEqual(f.read(), "# Reductions\n\nNo markers here.\n")
+
+    def test_markers_in_the_wrong_order(self):
+        folder = self.make_results_dir()
+        path = self.readme("<!-- results:end -->\n<!-- results:begin -->\n")
+        self.assertFailsCleanly(run(UPDATE_README, path, folder), "comes before")
+
+
+if __name__ == "__main__":
+    unittest.main()

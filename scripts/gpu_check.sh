@@ -55,13 +55,16 @@ run_one() {  # tool binary op dtype n
 }
 export -f run_one
 export LOG_DIR
-xargs -P 8 -L 1 bash -c 'run_one "$@"' _ <"$jobs_file" | sort >"$LOG_DIR/sanitizer.txt"
-total=$(wc -l <"$LOG_DIR/sanitizer.txt")
-bad=$(grep -vc "rc=0 " "$LOG_DIR/sanitizer.txt" || true)
+xargs -P 8 -L 1 bash -c 'run_one "$@"' _ <"$jobs_file" | sort >"$LOG_DIR/sanitizer_runs.txt"
+total=$(wc -l <"$LOG_DIR/sanitizer_runs.txt")
+bad=$(grep -vc "rc=0 " "$LOG_DIR/sanitizer_runs.txt" || true)
 {
   echo "compute-sanitizer: $total runs (memcheck, racecheck, synccheck, initcheck), $bad with errors"
   echo "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null)"
-} | tee "$LOG_DIR/sanitizer_summary.txt"
+  echo
+  cat "$LOG_DIR/sanitizer_runs.txt"
+} >"$LOG_DIR/sanitizer.txt"
+head -2 "$LOG_DIR/sanitizer.txt"
 [[ "$bad" -eq 0 ]] || failures+=("compute-sanitizer ($bad runs)")
 
 echo "== summary"

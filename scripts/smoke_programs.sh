@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Runs every chapter program the way a reader would, on a GPU machine, and records what each
+# printed and its exit code: the JSON check at n = 1000003, a 2^28 run, a raw input file, a
+# misaligned start, and the refusals (unsupported op, n too large for the device, a bad file).
+#
+#   scripts/smoke_programs.sh [BUILD_DIR]     (default build-sm90; prints a report, exits 1 on a surprise)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+BUILD_DIR=${1:-build-sm90}
+tmp=$(mktemp -d)
+python3 -c "import struct; open('$tmp/ramp.bin','wb').write(struct.pack('<1000f', *[float(i % 7 - 3) for i in range(1000)]))"
+printf 'abc' >"$tmp/odd.bin"
+surprises=0
+expect() {  # expected-exit-code command...
+  local want=$1; shift
+  local out rc
+  out=$("$@" 2>&1); rc=$?
+  printf '$ %s\n%s\n[exit %d, expected %d]\n\n' "${*#$BUILD_DIR/}" "$out" "$rc" "$want"
+  [[ $rc -eq $want ]] || surprises=$((surprises + 1))
+}
+for bin in "$BUILD_DIR"/[0-9][0-9]_*/[0-9][0-9]_*; do
+  [[ -x "$bin" && "$bin" != *_test ]] || continue
+  expect 0 "$bin" --n 1000003 --json
+  expect 0 "$bin" --n 1000003 --op max --offset 3 --json
+  expect 0 "$bin" --n 268435456
+  expect 0 "$bin" --input "$tmp/ramp.bin" --json
+done
+bin="$BUILD_DIR/01_naive/01_naive"
+expect 2 "$bin" --op argmax
+expect 2 "$bin" --n 2^45
+expect 2 "$bin" --input "$tmp/odd.bin"
+expect 2 "$bin" --input "$tmp/ramp.bin" --n 1001
+expect 2 "$bin" --n -5
+rm -rf "$tmp"
+echo "smoke_programs: $surprises unexpected exit codes"
+[[ $surprises -eq 0 ]]

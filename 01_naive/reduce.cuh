@@ -32,8 +32,10 @@ __global__ void reduce_naive(typename Op::Acc* data, std::size_t len, typename O
     __syncthreads();  // the next level reads what this level wrote
   }
   if (threadIdx.x == 0) {
-    if (result) Op::store(result, tile[0]);  // last pass: one block, one value
-    else partials[blockIdx.x] = tile[0];
+    if (result)
+      Op::store(result, tile[0]);  // last pass: one block, one value
+    else
+      partials[blockIdx.x] = tile[0];
   }
 }
 

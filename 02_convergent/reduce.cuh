@@ -30,8 +30,10 @@ __global__ void reduce_convergent(typename Op::Acc* data, std::size_t len, typen
     __syncthreads();  // the next level reads what this level wrote
   }
   if (threadIdx.x == 0) {
-    if (result) Op::store(result, tile[0]);  // last pass: one block, one value
-    else partials[blockIdx.x] = tile[0];
+    if (result)
+      Op::store(result, tile[0]);  // last pass: one block, one value
+    else
+      partials[blockIdx.x] = tile[0];
   }
 }
 

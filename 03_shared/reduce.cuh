@@ -33,8 +33,10 @@ __global__ void reduce_shared(const typename Op::Acc* in, std::size_t len, typen
     if (tid < stride) tree[tid] = Op::combine(tree[tid], tree[tid + stride]);
   }
   if (tid == 0) {
-    if (result) Op::store(result, tree[0]);  // last pass: one block, one value
-    else partials[blockIdx.x] = tree[0];
+    if (result)
+      Op::store(result, tree[0]);  // last pass: one block, one value
+    else
+      partials[blockIdx.x] = tree[0];
   }
 }
 

@@ -59,7 +59,7 @@ void launch(const red::ReduceCall& c) {
   red::launch_store_identity<Op>(c.output, c.stream);
   if (c.n == 0) return;
   reduce_atomic<Op><<<red::ceil_div(c.n, kTile), kBlock, 0, c.stream>>>(static_cast<const float*>(c.input), c.n,
-                                                                         static_cast<float*>(c.output));
+                                                                        static_cast<float*>(c.output));
   CUDA_CHECK_LAUNCH();
 }
 

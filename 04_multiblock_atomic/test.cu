@@ -45,18 +45,6 @@ TEST_CASE("04_multiblock_atomic: float sums are not bitwise reproducible, but al
           " distinct bit patterns");
 }
 
-TEST_CASE("04_multiblock_atomic: misaligned starts") {
-  for (std::size_t offset = 1; offset <= 7; ++offset)
-    test::run_checked(ch04::chapter(), Op::sum, generate(DType::f32, 100'003, Dist::normal, test::fresh_seed()), offset);
-}
+TEST_CASE("04_multiblock_atomic: misaligned starts") { test::check_misaligned_starts(ch04::chapter()); }
 
-TEST_CASE("04_multiblock_atomic: more than 2^31 elements") {
-  std::size_t n = test::size_above_2_31(sizeof(float));
-  if (n == 0) {
-    MESSAGE("skipped: the device has too little free memory for 2^31 + 7 floats");
-    return;
-  }
-  test::Outcome o = test::run_checked(ch04::chapter(), Op::sum, generate(DType::f32, n, Dist::ints, test::fresh_seed()));
-  CHECK(o.got.value == o.ref.value);  // small integers: exact in any order
-  test::run_checked(ch04::chapter(), Op::max, generate(DType::f32, n, Dist::normal, test::fresh_seed()));
-}
+TEST_CASE("04_multiblock_atomic: more than 2^31 elements") { test::check_above_2_31(ch04::chapter()); }

@@ -61,7 +61,9 @@ __global__ void reduce_coarsened(const float* in, std::size_t n, float* result) 
 }
 
 template <unsigned Coarsen>
-constexpr unsigned tile_of() { return 2 * Coarsen * kBlock; }
+constexpr unsigned tile_of() {
+  return 2 * Coarsen * kBlock;
+}
 
 template <class Op, unsigned Coarsen = kCoarsen>
 void launch(const red::ReduceCall& c) {
@@ -77,7 +79,9 @@ void launch(const red::ReduceCall& c) {
 template <unsigned Coarsen>
 const red::Chapter& chapter_with_factor() {
   static const red::Chapter ch = red::make_chapter<red::Ops<red::Sum, red::Max, red::Min>, red::Types<float>>(
-      "05_coarsened", "each thread accumulates 2 x " + std::to_string(Coarsen) + " elements in a register, then the block tree and one atomic",
+      "05_coarsened",
+      "each thread accumulates 2 x " + std::to_string(Coarsen) +
+          " elements in a register, then the block tree and one atomic",
       [](auto, std::size_t) { return std::size_t{0}; },
       [](auto op, const red::ReduceCall& c) { launch<red::op_t<decltype(op)>, Coarsen>(c); },
       // a serial chain of 2 x Coarsen per thread, the 8-level tree, and the atomic chain

@@ -32,18 +32,6 @@ TEST_CASE("05_coarsened: max of all-negative inputs is not 0") {
   CHECK(o.got.value < 0);
 }
 
-TEST_CASE("05_coarsened: misaligned starts") {
-  for (std::size_t offset = 1; offset <= 7; ++offset)
-    test::run_checked(ch05::chapter(), Op::sum, generate(DType::f32, 100'003, Dist::normal, test::fresh_seed()), offset);
-}
+TEST_CASE("05_coarsened: misaligned starts") { test::check_misaligned_starts(ch05::chapter()); }
 
-TEST_CASE("05_coarsened: more than 2^31 elements") {
-  std::size_t n = test::size_above_2_31(sizeof(float));
-  if (n == 0) {
-    MESSAGE("skipped: the device has too little free memory for 2^31 + 7 floats");
-    return;
-  }
-  test::Outcome o = test::run_checked(ch05::chapter(), Op::sum, generate(DType::f32, n, Dist::ints, test::fresh_seed()));
-  CHECK(o.got.value == o.ref.value);
-  test::run_checked(ch05::chapter(), Op::max, generate(DType::f32, n, Dist::normal, test::fresh_seed()));
-}
+TEST_CASE("05_coarsened: more than 2^31 elements") { test::check_above_2_31(ch05::chapter()); }

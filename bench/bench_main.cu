@@ -5,11 +5,10 @@
 #include <cstdio>
 #include <cstring>
 
+#include "01_naive/reduce.cuh"
 #include "bench.hpp"
 #include "cuda_check.hpp"
 #include "machine_info.cuh"
-
-#include "01_naive/reduce.cuh"
 #if __has_include("02_convergent/reduce.cuh")
 #include "02_convergent/reduce.cuh"
 #endif

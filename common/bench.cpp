@@ -102,8 +102,8 @@ void run_case(benchmark::State& state, const Chapter& ch, Case c) {
 void register_chapter(const Chapter& ch, const std::vector<Case>& cases) {
   for (const Case& c : cases) {
     if (!ch.supports(c.op, c.dtype)) continue;
-    std::string label =
-        ch.name + "/" + ch.kernel_name(c.op, c.dtype) + "/" + std::string(name(c.op)) + "/" + std::string(name(c.dtype)) + "/" + std::to_string(c.n);
+    std::string label = ch.name + "/" + ch.kernel_name(c.op, c.dtype) + "/" + std::string(name(c.op)) + "/" +
+                        std::string(name(c.dtype)) + "/" + std::to_string(c.n);
     benchmark::RegisterBenchmark(label.c_str(), [&ch, c](benchmark::State& s) { run_case(s, ch, c); })
         ->UseManualTime()
         ->Iterations(1)

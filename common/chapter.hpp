@@ -28,7 +28,7 @@ struct ReduceCall {
   const void* input = nullptr;
   const void* input2 = nullptr;  // the second vector of a dot product; unused otherwise
   std::size_t n = 0;
-  void* output = nullptr;        // kResultBytes bytes of device memory
+  void* output = nullptr;  // kResultBytes bytes of device memory
   void* scratch = nullptr;
   std::size_t scratch_bytes = 0;
   cudaStream_t stream = nullptr;

@@ -45,9 +45,9 @@ Chapter make_chapter(std::string name, std::string summary, ScratchFn scratch, L
 template <class OpsList, class TypesList, class ScratchFn, class LaunchFn>
 Chapter make_chapter(std::string name, std::string summary, ScratchFn scratch, LaunchFn launch,
                      std::function<std::size_t(std::size_t)> sum_depth, const char* kernel) {
-  return make_chapter<OpsList, TypesList>(std::move(name), std::move(summary), scratch, launch, std::move(sum_depth),
-                                          std::function<std::string(Op, DType)>(
-                                              [k = std::string(kernel)](Op, DType) { return k; }));
+  return make_chapter<OpsList, TypesList>(
+      std::move(name), std::move(summary), scratch, launch, std::move(sum_depth),
+      std::function<std::string(Op, DType)>([k = std::string(kernel)](Op, DType) { return k; }));
 }
 
 }  // namespace red

@@ -5,8 +5,8 @@ namespace red {
 void cuda_check(cudaError_t code, const char* expr, const char* file, int line) {
   if (code == cudaSuccess) return;
   cudaGetLastError();  // clear a non-sticky error so the next call starts clean
-  throw CudaError(code, std::string(file) + ":" + std::to_string(line) + ": " + expr + " failed: " +
-                            cudaGetErrorName(code) + " (" + cudaGetErrorString(code) + ")");
+  throw CudaError(code, std::string(file) + ":" + std::to_string(line) + ": " + expr +
+                            " failed: " + cudaGetErrorName(code) + " (" + cudaGetErrorString(code) + ")");
 }
 
 namespace {

@@ -7,9 +7,9 @@
 namespace red {
 
 int fp32_lanes_per_sm(int major, int minor) {
-  if (major == 7) return 64;                  // Volta, Turing
+  if (major == 7) return 64;                     // Volta, Turing
   if (major == 8) return minor == 0 ? 64 : 128;  // A100: 64; Ampere consumer and Ada: 128
-  if (major >= 9) return 128;                 // Hopper, Blackwell
+  if (major >= 9) return 128;                    // Hopper, Blackwell
   return 0;
 }
 
@@ -48,8 +48,10 @@ std::string gpu_folder_name(const std::string& device_name) {
     if (s.rfind(prefix, 0) == 0) s = s.substr(std::string(prefix).size());
   std::string out;
   for (char c : s) {
-    if (std::isalnum(static_cast<unsigned char>(c))) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    else if (!out.empty() && out.back() != '_') out += '_';
+    if (std::isalnum(static_cast<unsigned char>(c)))
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    else if (!out.empty() && out.back() != '_')
+      out += '_';
   }
   while (!out.empty() && out.back() == '_') out.pop_back();
   return out.empty() ? "unknown_gpu" : out;

@@ -47,7 +47,8 @@ std::size_t parse_count(const std::string& flag, const std::string& text) {
 
 std::string supported_list(const Chapter& ch) {
   std::string s;
-  for (const OpDType& p : ch.support) s += (s.empty() ? "" : ", ") + std::string(name(p.op)) + "/" + std::string(name(p.dtype));
+  for (const OpDType& p : ch.support)
+    s += (s.empty() ? "" : ", ") + std::string(name(p.op)) + "/" + std::string(name(p.dtype));
   return s;
 }
 
@@ -116,7 +117,9 @@ ParseResult parse_options(const Chapter& ch, const std::vector<std::string>& arg
     auto op = parse_op(op_text);
     if (!op) throw UsageError("--op: unknown operator '" + op_text + "' (sum max min argmax dot)");
     auto dist = parse_dist(dist_text);
-    if (!dist) throw UsageError("--dist: unknown distribution '" + dist_text + "' (uniform normal ints constant signs negative)");
+    if (!dist)
+      throw UsageError("--dist: unknown distribution '" + dist_text +
+                       "' (uniform normal ints constant signs negative)");
     opt.dtype = *dtype;
     opt.op = *op;
     opt.dist = *dist;
@@ -153,12 +156,13 @@ int run_chapter(const Chapter& ch, const Options& opt, std::ostream& out, std::o
   const std::size_t elem = size_of(opt.dtype);
   const bool resident = l2_resident(opt.n * elem, dev);
 
-  const double device_bytes = static_cast<double>((opt.offset + opt.n) * elem) + ch.scratch_bytes(opt.op, opt.dtype, opt.n) +
-                              kResultBytes + (resident ? 2.0 * dev.l2_bytes : 0.0);
+  const double device_bytes = static_cast<double>((opt.offset + opt.n) * elem) +
+                              ch.scratch_bytes(opt.op, opt.dtype, opt.n) + kResultBytes +
+                              (resident ? 2.0 * dev.l2_bytes : 0.0);
   if (device_bytes > static_cast<double>(dev.free_memory)) {
     err << ch.name << ": error: n = " << opt.n << " " << name(opt.dtype) << " needs " << gb(device_bytes)
-        << " of device memory (input, scratch, output); " << dev.name << " has " << gb(static_cast<double>(dev.free_memory))
-        << " free\n";
+        << " of device memory (input, scratch, output); " << dev.name << " has "
+        << gb(static_cast<double>(dev.free_memory)) << " free\n";
     return kExitUsage;
   }
   const double host_bytes = 1.0 * opt.n * elem;
@@ -184,10 +188,16 @@ int run_chapter(const Chapter& ch, const Options& opt, std::ostream& out, std::o
   TimingConfig cfg;
   cfg.repetitions = opt.repeat;
   cfg.scrubber = scrubber ? &*scrubber : nullptr;
-  const Timing t = time_on_stream([&](cudaStream_t s) { ch.launch(call); (void)s; }, stream, cfg);
+  const Timing t = time_on_stream(
+      [&](cudaStream_t s) {
+        ch.launch(call);
+        (void)s;
+      },
+      stream, cfg);
   CUDA_CHECK_LAUNCH();
 
-  const double bytes = static_cast<double>(opt.n * elem) + static_cast<double>(size_of(result_dtype(opt.dtype, opt.op)));
+  const double bytes =
+      static_cast<double>(opt.n * elem) + static_cast<double>(size_of(result_dtype(opt.dtype, opt.op)));
   const double gbps = t.median_us > 0 ? bytes / (t.median_us * 1e3) : 0.0;
   const double pct = dev.dram_gbps > 0 ? 100.0 * gbps / dev.dram_gbps : 0.0;
   const bool integer = !is_floating(result_dtype(opt.dtype, opt.op));

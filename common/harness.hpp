@@ -23,9 +23,9 @@ namespace red {
 enum ExitCode : int {
   kExitPassed = 0,
   kExitCheckFailed = 1,
-  kExitUsage = 2,     // bad command-line value, unsupported op/dtype, unusable file, too large
-  kExitNoGpu = 3,     // no GPU, no driver, or a driver too old for this build
-  kExitCudaError = 4, // a CUDA call failed while running
+  kExitUsage = 2,      // bad command-line value, unsupported op/dtype, unusable file, too large
+  kExitNoGpu = 3,      // no GPU, no driver, or a driver too old for this build
+  kExitCudaError = 4,  // a CUDA call failed while running
 };
 
 inline constexpr std::size_t kDefaultN = std::size_t{1} << 24;

@@ -24,8 +24,8 @@ enum class Dist {
   negative,  // every element negative, in [-1000, -1): max must not return 0
 };
 
-inline constexpr Dist kAllDists[] = {Dist::uniform, Dist::normal,   Dist::ints,
-                                     Dist::constant, Dist::signs, Dist::negative};
+inline constexpr Dist kAllDists[] = {Dist::uniform,  Dist::normal, Dist::ints,
+                                     Dist::constant, Dist::signs,  Dist::negative};
 
 std::string_view name(Dist d);
 std::optional<Dist> parse_dist(std::string_view s);

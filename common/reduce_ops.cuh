@@ -24,50 +24,99 @@ namespace red {
 
 // --- element types -------------------------------------------------------------------------
 
-template <class T> constexpr DType dtype_of();
-template <> constexpr DType dtype_of<__half>() { return DType::f16; }
-template <> constexpr DType dtype_of<__nv_bfloat16>() { return DType::bf16; }
-template <> constexpr DType dtype_of<float>() { return DType::f32; }
-template <> constexpr DType dtype_of<double>() { return DType::f64; }
-template <> constexpr DType dtype_of<std::uint8_t>() { return DType::u8; }
-template <> constexpr DType dtype_of<std::int32_t>() { return DType::i32; }
-template <> constexpr DType dtype_of<long long>() { return DType::i64; }
+template <class T>
+constexpr DType dtype_of();
+template <>
+constexpr DType dtype_of<__half>() {
+  return DType::f16;
+}
+template <>
+constexpr DType dtype_of<__nv_bfloat16>() {
+  return DType::bf16;
+}
+template <>
+constexpr DType dtype_of<float>() {
+  return DType::f32;
+}
+template <>
+constexpr DType dtype_of<double>() {
+  return DType::f64;
+}
+template <>
+constexpr DType dtype_of<std::uint8_t>() {
+  return DType::u8;
+}
+template <>
+constexpr DType dtype_of<std::int32_t>() {
+  return DType::i32;
+}
+template <>
+constexpr DType dtype_of<long long>() {
+  return DType::i64;
+}
 
 // 16-bit floats are widened to float for arithmetic (the conversion is exact).
-template <class T> struct widen { using type = T; };
-template <> struct widen<__half> { using type = float; };
-template <> struct widen<__nv_bfloat16> { using type = float; };
-template <class T> using widen_t = typename widen<T>::type;
+template <class T>
+struct widen {
+  using type = T;
+};
+template <>
+struct widen<__half> {
+  using type = float;
+};
+template <>
+struct widen<__nv_bfloat16> {
+  using type = float;
+};
+template <class T>
+using widen_t = typename widen<T>::type;
 
 __host__ __device__ inline float to_wide(__half x) { return __half2float(x); }
 __host__ __device__ inline float to_wide(__nv_bfloat16 x) { return __bfloat162float(x); }
-template <class T> __host__ __device__ inline T to_wide(T x) { return x; }
-
-template <class T> __device__ inline T narrow_to(widen_t<T> x) {
-  if constexpr (std::is_same_v<T, __half>) return __float2half_rn(x);
-  else if constexpr (std::is_same_v<T, __nv_bfloat16>) return __float2bfloat16_rn(x);
-  else return x;
+template <class T>
+__host__ __device__ inline T to_wide(T x) {
+  return x;
 }
 
-template <class W> __host__ __device__ constexpr W lowest_value() {
-  if constexpr (std::is_floating_point_v<W>) return -std::numeric_limits<W>::infinity();
-  else return std::numeric_limits<W>::lowest();
-}
-template <class W> __host__ __device__ constexpr W highest_value() {
-  if constexpr (std::is_floating_point_v<W>) return std::numeric_limits<W>::infinity();
-  else return std::numeric_limits<W>::max();
+template <class T>
+__device__ inline T narrow_to(widen_t<T> x) {
+  if constexpr (std::is_same_v<T, __half>)
+    return __float2half_rn(x);
+  else if constexpr (std::is_same_v<T, __nv_bfloat16>)
+    return __float2bfloat16_rn(x);
+  else
+    return x;
 }
 
-template <class W> __device__ inline bool is_nan(W x) {
-  if constexpr (std::is_floating_point_v<W>) return x != x;
-  else return false;
+template <class W>
+__host__ __device__ constexpr W lowest_value() {
+  if constexpr (std::is_floating_point_v<W>)
+    return -std::numeric_limits<W>::infinity();
+  else
+    return std::numeric_limits<W>::lowest();
+}
+template <class W>
+__host__ __device__ constexpr W highest_value() {
+  if constexpr (std::is_floating_point_v<W>)
+    return std::numeric_limits<W>::infinity();
+  else
+    return std::numeric_limits<W>::max();
+}
+
+template <class W>
+__device__ inline bool is_nan(W x) {
+  if constexpr (std::is_floating_point_v<W>)
+    return x != x;
+  else
+    return false;
 }
 
 // --- operators -----------------------------------------------------------------------------
 
 // Sum. Floats accumulate in float (double for f64); i32 and u8 in int64, exact below 2^32
 // elements; i64 in int64 wrapping modulo 2^64 (done in unsigned arithmetic: signed overflow is UB).
-template <class T> struct Sum {
+template <class T>
+struct Sum {
   using In = T;
   using Acc = std::conditional_t<std::is_floating_point_v<widen_t<T>>, widen_t<T>, long long>;
   static constexpr Op op = Op::sum;
@@ -76,13 +125,15 @@ template <class T> struct Sum {
   __device__ static Acc combine(Acc a, Acc b) {
     if constexpr (std::is_integral_v<Acc>)
       return static_cast<Acc>(static_cast<unsigned long long>(a) + static_cast<unsigned long long>(b));
-    else return a + b;
+    else
+      return a + b;
   }
   __device__ static void store(void* out, Acc a) { *static_cast<Acc*>(out) = a; }
 };
 
 // max and min: NaN propagates (NaN is absorbing, so combine stays associative).
-template <class T> struct Max {
+template <class T>
+struct Max {
   using In = T;
   using Acc = widen_t<T>;
   static constexpr Op op = Op::max;
@@ -96,7 +147,8 @@ template <class T> struct Max {
   __device__ static void store(void* out, Acc a) { *static_cast<T*>(out) = narrow_to<T>(a); }
 };
 
-template <class T> struct Min {
+template <class T>
+struct Min {
   using In = T;
   using Acc = widen_t<T>;
   static constexpr Op op = Op::min;
@@ -113,12 +165,14 @@ template <class T> struct Min {
 // argmax: a (value, index) pair under a total order: NaN above every number, then larger value,
 // then smaller index. The identity carries the largest index so that a real element always
 // beats it, even one equal to -inf; store() turns that index back into -1 (empty input).
-template <class W> struct ValueIndex {
+template <class W>
+struct ValueIndex {
   W value;
   long long index;
 };
 
-template <class T> struct ArgMax {
+template <class T>
+struct ArgMax {
   using In = T;
   using Acc = ValueIndex<widen_t<T>>;
   static constexpr Op op = Op::argmax;
@@ -133,18 +187,22 @@ template <class T> struct ArgMax {
   __device__ static Acc combine(const Acc& a, const Acc& b) { return beats(b, a) ? b : a; }
   __device__ static void store(void* out, const Acc& a) {
     *static_cast<T*>(out) = narrow_to<T>(a.value);
-    *reinterpret_cast<long long*>(static_cast<char*>(out) + kResultIndexOffset) =
-        a.index == kNoIndex ? -1 : a.index;
+    *reinterpret_cast<long long*>(static_cast<char*>(out) + kResultIndexOffset) = a.index == kNoIndex ? -1 : a.index;
   }
 };
 
 // --- dispatch: runtime (op, dtype) -> the operator type a kernel is instantiated for ---------
 
-template <class... Ts> struct Types {};
-template <template <class> class... Os> struct Ops {};
+template <class... Ts>
+struct Types {};
+template <template <class> class... Os>
+struct Ops {};
 
 // A type carried as a value, so a generic lambda can receive it: f(Tag<Sum<float>>{}).
-template <class T> struct Tag { using type = T; };
+template <class T>
+struct Tag {
+  using type = T;
+};
 
 namespace detail {
 template <class T, template <class> class... Os, class F>

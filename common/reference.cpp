@@ -18,8 +18,14 @@ struct CompensatedSum {
   double sum = 0, carry = 0, abs_sum = 0;
   bool nan = false, pos_inf = false, neg_inf = false;
   void add(double x) {
-    if (std::isnan(x)) { nan = true; return; }
-    if (std::isinf(x)) { (x > 0 ? pos_inf : neg_inf) = true; return; }
+    if (std::isnan(x)) {
+      nan = true;
+      return;
+    }
+    if (std::isinf(x)) {
+      (x > 0 ? pos_inf : neg_inf) = true;
+      return;
+    }
     abs_sum += std::fabs(x);
     accumulate(x);
   }
@@ -124,9 +130,9 @@ Reference reference(const HostArray& x, Op op) {
                is_min ? std::numeric_limits<std::int64_t>::max() : std::numeric_limits<std::int64_t>::min(), -1};
   if (integer && x.dtype != DType::i64) {
     // the identity in the input type: the lowest/highest value it can hold
-    init.ivalue = x.dtype == DType::u8 ? (is_min ? 255 : 0)
-                                       : (is_min ? std::numeric_limits<std::int32_t>::max()
-                                                 : std::numeric_limits<std::int32_t>::min());
+    init.ivalue = x.dtype == DType::u8
+                      ? (is_min ? 255 : 0)
+                      : (is_min ? std::numeric_limits<std::int32_t>::max() : std::numeric_limits<std::int32_t>::min());
   }
   auto better = [&](const Extreme& a, const Extreme& b) {  // a strictly better than b
     if (a.index < 0) return false;
@@ -211,7 +217,8 @@ CheckOutcome check(const Reference& ref, const DeviceResult& got, DType input, O
   }
   c.abs_error = std::fabs(got.value - ref.value);
   c.passed = !std::isnan(got.value) && c.abs_error <= c.bound;
-  if (!c.passed) c.why = op == Op::sum || op == Op::dot ? "error exceeds the bound" : "value differs from the exact reference";
+  if (!c.passed)
+    c.why = op == Op::sum || op == Op::dot ? "error exceeds the bound" : "value differs from the exact reference";
   return c;
 }
 

@@ -22,10 +22,10 @@
 namespace red {
 
 struct Reference {
-  double value = 0;             // the exact or compensated answer, as double
-  std::int64_t ivalue = 0;      // the exact answer for integer results
-  std::int64_t index = -1;      // argmax only
-  double abs_sum = 0;           // sum |x_i| (sum) or sum |a_i b_i| (dot): scales the error bound
+  double value = 0;         // the exact or compensated answer, as double
+  std::int64_t ivalue = 0;  // the exact answer for integer results
+  std::int64_t index = -1;  // argmax only
+  double abs_sum = 0;       // sum |x_i| (sum) or sum |a_i b_i| (dot): scales the error bound
 };
 
 Reference reference(const HostArray& x, Op op);

@@ -123,4 +123,21 @@ void check_repeated_calls(const Chapter& ch, Op op, DType t, std::size_t n) {
   }
 }
 
+void check_misaligned_starts(const Chapter& ch) {
+  for (std::size_t offset = 1; offset <= 7; ++offset)
+    run_checked(ch, Op::sum, generate(DType::f32, 100'003, Dist::normal, fresh_seed()), offset);
+}
+
+void check_above_2_31(const Chapter& ch) {
+  std::size_t n = size_above_2_31(sizeof(float));
+  if (n == 0) {
+    MESSAGE("skipped: the device has too little free memory for 2^31 + 7 floats (and a copy)");
+    return;
+  }
+  // Small integers keep every partial sum exact, so a single lost element would show.
+  Outcome o = run_checked(ch, Op::sum, generate(DType::f32, n, Dist::ints, fresh_seed()));
+  CHECK(o.got.value == o.ref.value);
+  run_checked(ch, Op::max, generate(DType::f32, n, Dist::normal, fresh_seed()));
+}
+
 }  // namespace red::test

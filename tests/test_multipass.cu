@@ -24,9 +24,10 @@ TEST_CASE("run_multipass: one pass per tile level, ping-pong buffers, the result
   for (std::size_t n : {std::size_t{1}, std::size_t{512}, std::size_t{513}, std::size_t{262'144}, std::size_t{262'145},
                         std::size_t{1} << 31}) {
     std::vector<PassRecord> passes;
-    run_multipass(first, n, 512, a, b, &result, [&](auto* src, std::size_t len, float* dst, void* res, std::size_t blocks) {
-      passes.push_back({src, len, dst, res == &result, blocks});
-    });
+    run_multipass(first, n, 512, a, b, &result,
+                  [&](auto* src, std::size_t len, float* dst, void* res, std::size_t blocks) {
+                    passes.push_back({src, len, dst, res == &result, blocks});
+                  });
     INFO("n = ", n);
     REQUIRE(!passes.empty());
     CHECK(passes.front().src == first);
@@ -35,7 +36,7 @@ TEST_CASE("run_multipass: one pass per tile level, ping-pong buffers, the result
       CHECK(passes[k].blocks == ceil_div(passes[k].len, 512));
       CHECK(passes[k].last == (k + 1 == passes.size()));
       if (k > 0) {
-        CHECK(passes[k].src == passes[k - 1].dst);   // reads what the previous pass wrote
+        CHECK(passes[k].src == passes[k - 1].dst);  // reads what the previous pass wrote
         CHECK(passes[k].len == passes[k - 1].blocks);
         CHECK(passes[k].dst != passes[k].src);
       }

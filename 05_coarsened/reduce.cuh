@@ -4,7 +4,7 @@
 // loads stay coalesced) into a register before the block tree starts. One block now covers
 // kCoarsen times more input, so there are kCoarsen times fewer blocks, barriers and atomics, and
 // every thread has several independent loads in flight to hide DRAM latency.
-// Cost: the input read once, ceil(n / (512 kCoarsen)) atomics, 9 barriers per block as before.
+// Cost: the input read once, ceil(n / (512 kCoarsen)) atomics, 8 barriers per block as before.
 #pragma once
 
 #include "chapter_builder.cuh"

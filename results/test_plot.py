@@ -370,5 +370,177 @@ class TestUpdateReadme(TempDirTest):
         self.assertFailsCleanly(run(UPDATE_README, path, folder), "comes before")
 
 
+class TestUpdateChapterReadme(TempDirTest):
+    """scripts/update_readme.py --chapter and --all, in a temporary tree shaped like the
+    repository: results/h200/ and NN_name/ chapter folders side by side."""
+
+    MARKED = ("# Chapter\n\nThe idea.\n\n<!-- results:begin -->\nstale\n<!-- results:end -->\n\n"
+              "After.\n")
+
+    def setUp(self):
+        super().setUp()
+        self.results = self.make_results_dir(os.path.join("results", "h200"))
+        self.rows = plot.read_csv(os.path.join(self.results, "bench.csv"))
+
+    def chapter(self, name, text=MARKED, coarsen=None):
+        folder = self.path(name)
+        os.makedirs(folder, exist_ok=True)
+        with open(os.path.join(folder, "README.md"), "w", encoding="utf-8") as f:
+            f.write(text)
+        if coarsen is not None:
+            with open(os.path.join(folder, "reduce.cuh"), "w", encoding="utf-8") as f:
+                f.write(f"namespace ch {{\nconstexpr unsigned kCoarsen = {coarsen};\n}}\n")
+        return folder
+
+    def update(self, folder):
+        done = run(UPDATE_README, "--chapter", folder, self.results)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        with open(os.path.join(folder, "README.md"), encoding="utf-8") as f:
+            return done, f.read()
+
+    def row(self, chapter, kernel, op, n):
+        return next(r for r in self.rows if (r["chapter"], r["kernel"], r["op"], r["dtype"], r["n"])
+                    == (chapter, kernel, op, "f32", n))
+
+    @staticmethod
+    def table_after(text, title):
+        """The Markdown table lines that follow a bold title line."""
+        lines = text[text.index(title):].splitlines()[2:]
+        return lines[:next(i for i, line in enumerate(lines) if not line.startswith("|"))]
+
+    def test_chapter_tables(self):
+        folder = self.chapter("03_shared")
+        _, text = self.update(folder)
+        self.assertTrue(text.startswith("# Chapter\n\nThe idea.\n\n<!-- results:begin -->\n"))
+        self.assertTrue(text.endswith("<!-- results:end -->\n\nAfter.\n"))
+        self.assertNotIn("stale", text)
+        for op, cub in (("sum", "cub_sum"), ("max", "cub_max")):
+            table = self.table_after(text, f"**f32 {op}**, `reduce_shared`")
+            self.assertEqual(table[0], "| n | input | memory | time per call (µs) | GB/s | "
+                                       "% of DRAM peak | vs. 02_convergent (GB/s ratio) | "
+                                       f"× `{cub}` |")
+            self.assertEqual(len(table), 2 + 4)  # header, alignment, 2^20, 2^24, 2^28, 2^30
+            for line, n, memory, size in zip(table[2:], (2 ** 20, 2 ** 24, 2 ** 28, 2 ** 30),
+                                             ("L2-resident", "L2-resident", "DRAM", "DRAM"),
+                                             ("4 MiB", "64 MiB", "1 GiB", "4 GiB")):
+                r = self.row("03_shared", "reduce_shared", op, n)
+                prev = self.row("02_convergent", "reduce_convergent", op, n)
+                self.assertEqual(r["l2_resident"], memory == "L2-resident")  # as the CSV says
+                self.assertEqual(line, f"| 2^{n.bit_length() - 1} | {size} | {memory} | "
+                                       f"{r['time_us']:.2f} | {r['gbps']:.1f} | "
+                                       f"{r['pct_peak']:.1f} | {r['gbps'] / prev['gbps']:.2f} | "
+                                       f"{r['ratio_to_cub']:.2f} |")
+        # Under every table: the GPU, the CSV (linked relative to the chapter) and the command.
+        self.assertEqual(text.count("*NVIDIA H200. Generated from [`results/h200/bench.csv`]"
+                                    "(../results/h200/bench.csv) by `scripts/update_readme.py "
+                                    "--chapter`"), 2)
+        self.assertNotIn("Coarsening", text)
+        # Running it again changes nothing.
+        self.assertEqual(self.update(folder)[1], text)
+
+    def test_first_chapter_has_no_previous_column(self):
+        _, text = self.update(self.chapter("01_naive"))
+        self.assertNotIn("vs. ", text)
+        table = self.table_after(text, "**f32 sum**, `reduce_naive`")
+        r = self.row("01_naive", "reduce_naive", "sum", 2 ** 28)
+        self.assertIn(f"| 2^28 | 1 GiB | DRAM | {r['time_us']:.2f} | {r['gbps']:.1f} | "
+                      f"{r['pct_peak']:.1f} | {r['ratio_to_cub']:.2f} |", table)
+
+    def test_only_the_sections_the_chapter_measured(self):
+        # 06_warp_shuffle has f32 sums only: no max table; its previous chapter is 05.
+        _, text = self.update(self.chapter("06_warp_shuffle"))
+        self.assertIn("**f32 sum**, `reduce_shuffle`", text)
+        self.assertNotIn("**f32 max**", text)
+        self.assertIn("vs. 05_coarsened (GB/s ratio)", text)
+
+    def test_coarsening_sweep(self):
+        folder = self.chapter("05_coarsened", coarsen=16)
+        _, text = self.update(folder)
+        # The main tables hold the main kernel only, the variants form the sweep.
+        main = self.table_after(text, "**f32 sum**, `reduce_coarsened`")
+        self.assertFalse(any("_x" in line for line in main))
+        self.assertIn("**f32 max**, `reduce_coarsened`", text)
+        self.assertIn("vs. 04_multiblock_atomic (GB/s ratio)", main[0])
+        sweep = self.table_after(text, "**Coarsening factor sweep**")
+        self.assertIn("`reduce_coarsened` itself is factor 16", text)
+        self.assertEqual(sweep[0], "| factor | kernel | GB/s, n = 2^20 (L2-resident) | "
+                                   "% of DRAM peak | GB/s, n = 2^28 (DRAM) | % of DRAM peak |")
+        # Ordered by factor, the main kernel in its place among the variants.
+        self.assertEqual([line.split(" | ")[0] for line in sweep[2:]],
+                         ["| 1", "| 8", "| 16 (main)", "| 64"])
+        for line, kernel in zip(sweep[2:], ("reduce_coarsened_x1", "reduce_coarsened_x8",
+                                            "reduce_coarsened", "reduce_coarsened_x64")):
+            small = self.row("05_coarsened", kernel, "sum", 2 ** 20)
+            big = self.row("05_coarsened", kernel, "sum", 2 ** 28)
+            self.assertTrue(line.endswith(f" | `{kernel}` | {small['gbps']:.1f} | "
+                                          f"{small['pct_peak']:.1f} | {big['gbps']:.1f} | "
+                                          f"{big['pct_peak']:.1f} |"), line)
+        self.assertEqual(text.count("by `scripts/update_readme.py --chapter`"), 3)
+
+    def test_sweep_reads_the_factor_from_the_chapter_source(self):
+        folder = self.chapter("05_coarsened", coarsen=8 * 4)
+        _, text = self.update(folder)
+        self.assertIn("| 32 (main) | `reduce_coarsened` |", text)
+        # The repository's own chapter 05 names its factor where the script looks for it.
+        shutil.copy(os.path.join(ROOT, "05_coarsened", "reduce.cuh"), folder)
+        _, text = self.update(folder)
+        self.assertRegex(text, r"\| \d+ \(main\) \| `reduce_coarsened` \|")
+
+    def test_sweep_without_the_factor(self):
+        done, text = self.update(self.chapter("05_coarsened"))  # no reduce.cuh
+        self.assertIn("kCoarsen", done.stderr)
+        sweep = self.table_after(text, "**Coarsening factor sweep**")
+        self.assertEqual(len(sweep), 2 + 3)
+        self.assertNotIn("(main)", text)
+
+    def test_chapter_errors(self):
+        folder = self.chapter("07_two_pass")  # no rows in bench.csv
+        self.assertFailsCleanly(run(UPDATE_README, "--chapter", folder, self.results),
+                                "no rows of chapter 07_two_pass")
+        folder = self.chapter("01_naive", "# No markers\n")
+        self.assertFailsCleanly(run(UPDATE_README, "--chapter", folder, self.results),
+                                "results:begin")
+        with open(os.path.join(folder, "README.md"), encoding="utf-8") as f:
+            self.assertEqual(f.read(), "# No markers\n")
+        self.assertFailsCleanly(run(UPDATE_README, "--chapter", self.path("nowhere"), self.results),
+                                "cannot read")
+        self.assertEqual(run(UPDATE_README, "--chapter", folder).returncode, 2)
+
+    def test_all(self):
+        top = self.path("README.md")
+        with open(top, "w", encoding="utf-8") as f:
+            f.write(self.MARKED)
+        self.chapter("01_naive")
+        self.chapter("05_coarsened", coarsen=16)
+        self.chapter("03_shared", "# Not written yet\n")
+        done = run(UPDATE_README, "--all", top, self.results)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn("skipped", done.stdout)
+        with open(top, encoding="utf-8") as f:
+            self.assertIn("| 06_warp_shuffle | `reduce_shuffle` |", f.read())
+        for name, kernel in (("01_naive", "reduce_naive"), ("05_coarsened", "reduce_coarsened")):
+            with open(self.path(name, "README.md"), encoding="utf-8") as f:
+                chapter_text = f.read()
+            self.assertEqual(chapter_text, self.update(self.path(name))[1])
+            self.assertIn(f"**f32 sum**, `{kernel}`", chapter_text)
+        with open(self.path("03_shared", "README.md"), encoding="utf-8") as f:
+            self.assertEqual(f.read(), "# Not written yet\n")
+
+    def test_all_writes_nothing_when_a_chapter_fails(self):
+        top = self.path("README.md")
+        with open(top, "w", encoding="utf-8") as f:
+            f.write(self.MARKED)
+        self.chapter("01_naive")
+        self.chapter("07_two_pass")  # markers, but no rows
+        done = run(UPDATE_README, "--all", top, self.results)
+        self.assertEqual(done.returncode, 2, done.stdout + done.stderr)
+        self.assertNotIn("Traceback", done.stderr)
+        self.assertIn("error: ", done.stderr)
+        self.assertIn("no rows of chapter 07_two_pass", done.stderr)
+        for path in (top, self.path("01_naive", "README.md")):
+            with open(path, encoding="utf-8") as f:
+                self.assertEqual(f.read(), self.MARKED)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -1,16 +1,33 @@
 #!/usr/bin/env python3
-"""Regenerates the results section of the README from a results folder.
+"""Regenerates the results sections of the READMEs from a results folder.
 
     scripts/update_readme.py README RESULTS_DIR
+    scripts/update_readme.py --chapter CHAPTER_DIR RESULTS_DIR
+    scripts/update_readme.py --all README RESULTS_DIR
 
-Replaces everything between the lines <!-- results:begin --> and <!-- results:end --> in README
-with a table of every chapter's f32 sum (at n = 2^28, DRAM-resident, and at n = 2^20,
-L2-resident), links to the charts `results/plot.py charts RESULTS_DIR` drew, and a line naming
-the GPU and the CSV the numbers come from. Run plot.py charts first so the images exist.
+Each mode replaces everything between the lines <!-- results:begin --> and <!-- results:end -->.
+
+README RESULTS_DIR: the top-level README gets a table of every chapter's f32 sum (at n = 2^28,
+DRAM-resident, and at n = 2^20, L2-resident), links to the charts `results/plot.py charts
+RESULTS_DIR` drew, and a line naming the GPU and the CSV the numbers come from. Run plot.py charts
+first so the images exist.
+
+--chapter CHAPTER_DIR RESULTS_DIR: CHAPTER_DIR/README.md gets, for f32 sum and f32 max, one table
+of the chapter's main kernel (the chapter is the folder's name, as in bench.csv) at n = 2^20, 2^24,
+2^28 and 2^30: time per call, GB/s, % of the theoretical DRAM bandwidth, the ratio of its GB/s to
+the previous chapter's (the chapter numbered one lower, when bench.csv has rows of it) and the
+ratio to CUB. A chapter that also measures variants `<main kernel>_xK` (05_coarsened's coarsening
+factors) gets a second table, the sweep over K for the f32 sum; the main kernel's own factor is
+read from `kCoarsen` in CHAPTER_DIR/reduce.cuh.
+
+--all README RESULTS_DIR: the top-level README, and every chapter README (NN_name/README.md next
+to it) that has the markers. Nothing is written unless every section could be built.
+
 A missing marker, file or column is reported in one line with exit status 2.
 """
 
 import os
+import re
 import sys
 
 # The table code lives in results/plot.py, so that the README and tables.md format alike.
@@ -20,6 +37,14 @@ import plot  # noqa: E402
 BEGIN = "<!-- results:begin -->"
 END = "<!-- results:end -->"
 
+# The chapter tables: which (op, dtype) sections, and at which sizes (those bench.csv has).
+CHAPTER_SECTIONS = [("sum", "f32"), ("max", "f32")]
+CHAPTER_SIZES = [2 ** 20, 2 ** 24, 2 ** 28, 2 ** 30]
+CHAPTER_FOLDER = re.compile(r"^(\d+)_\w+$")
+VARIANT = re.compile(r"^(?P<main>.+)_x(?P<factor>\d+)$")
+COARSEN_CONSTANT = re.compile(
+    r"constexpr\s+(?:unsigned|int|std::size_t|size_t)\s+kCoarsen\s*=\s*(\d+)")
+
 
 def build_section(readme_path, results_dir):
     rows = plot.read_csv(os.path.join(results_dir, "bench.csv"))
@@ -27,11 +52,7 @@ def build_section(readme_path, results_dir):
     sums = plot.select(rows, "sum", "f32")
     if not sums:
         raise plot.InputError(f"{results_dir}/bench.csv has no f32 sum rows")
-    # Links are relative to the README's folder, so they work on GitHub and in a checkout.
-    here = os.path.dirname(os.path.abspath(readme_path))
-
-    def link(name):
-        return os.path.relpath(os.path.join(os.path.abspath(results_dir), name), here).replace(os.sep, "/")
+    link = linker(readme_path, results_dir)
 
     dram_n, note = plot.pick_dram_n(sums)
     l2_rows = [r for r in sums if r["n"] == plot.L2_N]
@@ -63,6 +84,189 @@ def build_section(readme_path, results_dir):
     return "\n".join(lines)
 
 
+def linker(readme_path, results_dir):
+    """name -> the path of RESULTS_DIR/name relative to the README's folder, so that links work
+    on GitHub and in a checkout."""
+    here = os.path.dirname(os.path.abspath(readme_path))
+
+    def link(name):
+        return os.path.relpath(os.path.join(os.path.abspath(results_dir), name), here).replace(os.sep, "/")
+    return link
+
+
+# --------------------------------------------------------------------------------------------
+# Chapter READMEs
+# --------------------------------------------------------------------------------------------
+
+def chapter_number(name):
+    match = CHAPTER_FOLDER.match(name)
+    return int(match.group(1)) if match else None
+
+
+def main_kernels(rows, chapter):
+    """The chapter's kernels in rows, without its variants: a kernel `K_xN` is a variant when K
+    is itself one of the chapter's kernels."""
+    kernels = {r["kernel"] for r in rows if r["chapter"] == chapter}
+
+    def is_variant(k):
+        match = VARIANT.match(k)
+        return bool(match) and match.group("main") in kernels
+    return sorted((k for k in kernels if not is_variant(k)), key=plot.natural_key)
+
+
+def previous_chapter(rows, chapter):
+    """The chapter numbered one lower that has rows in bench.csv, or None."""
+    number = chapter_number(chapter)
+    if number is None:
+        return None
+    previous = sorted({r["chapter"] for r in rows if chapter_number(r["chapter"]) == number - 1})
+    return previous[0] if previous else None
+
+
+def coarsening_factor(chapter_dir):
+    """kCoarsen of CHAPTER_DIR/reduce.cuh, or None when there is no such file or constant."""
+    try:
+        with open(os.path.join(chapter_dir, "reduce.cuh"), encoding="utf-8") as f:
+            match = COARSEN_CONSTANT.search(f.read())
+    except OSError:
+        return None
+    return int(match.group(1)) if match else None
+
+
+def memory_label(row):
+    return "L2-resident" if row["l2_resident"] else "DRAM"
+
+
+def fmt(field, value):
+    return "—" if value is None else plot.CELL_FORMATS[field].format(value)
+
+
+def footer(machine, chapter_dir, results_dir):
+    """The line under every chapter table: the GPU, and the CSV and command it comes from (the
+    link is relative to the chapter README, the shown path to the repository root above it)."""
+    csv_path = os.path.join(os.path.abspath(results_dir), "bench.csv")
+    here = os.path.abspath(chapter_dir)
+    target = os.path.relpath(csv_path, here).replace(os.sep, "/")
+    shown = os.path.relpath(csv_path, os.path.dirname(here)).replace(os.sep, "/")
+    return (f"*{machine.gpu}. Generated from [`{shown}`]({target}) by "
+            f"`scripts/update_readme.py --chapter`; edit nothing between the markers, rerun the "
+            f"script instead.*")
+
+
+def chapter_table(rows, chapter, kernel, op, dtype, previous):
+    """Markdown lines: one line per size in CHAPTER_SIZES that bench.csv has for this kernel."""
+    at = {(r["chapter"], r["kernel"], r["n"]): r for r in plot.select(rows, op, dtype)}
+    prev_kernel = None
+    if previous:
+        prev_rows = plot.select([r for r in rows if r["chapter"] == previous], op, dtype)
+        kernels = [k for k in main_kernels(prev_rows, previous) if not plot.is_baseline(k)]
+        prev_kernel = kernels[0] if kernels else None
+    _, cub = plot.baseline_for(op, dtype)
+    header = ["n", "input", "memory", "time per call (µs)", "GB/s", "% of DRAM peak"]
+    if prev_kernel:
+        header.append(f"vs. {previous} (GB/s ratio)")
+    header.append(f"× `{cub}`")
+    body = []
+    for n in CHAPTER_SIZES:
+        r = at.get((chapter, kernel, n))
+        if r is None:
+            continue
+        input_bytes = n * round(r["bytes"] / n)  # bytes counts the input plus the result
+        cells = [plot.pow2_label(n), plot.binary_size(input_bytes), memory_label(r),
+                 fmt("time_us", r["time_us"]), fmt("gbps", r["gbps"]),
+                 fmt("pct_peak", r["pct_peak"])]
+        if prev_kernel:
+            p = at.get((previous, prev_kernel, n))
+            cells.append(fmt("ratio_to_cub", r["gbps"] / p["gbps"] if p else None))
+        cells.append(fmt("ratio_to_cub", r["ratio_to_cub"]))
+        body.append(cells)
+    return plot.markdown_table(header, body, text_columns=3) if body else []
+
+
+def sweep_variants(rows, chapter, kernel):
+    """{K: {n: row}} of the chapter's f32 sum variants `kernel_xK`."""
+    by_factor = {}
+    for r in plot.select(rows, "sum", "f32"):
+        match = VARIANT.match(r["kernel"])
+        if r["chapter"] == chapter and match and match.group("main") == kernel:
+            by_factor.setdefault(int(match.group("factor")), {})[r["n"]] = r
+    return by_factor
+
+
+def sweep_table(rows, chapter, kernel, factor):
+    """The f32 sum of the variants `kernel_xK`, and of the main kernel itself as factor `factor`
+    (left out when None), at the sizes the variants were measured at."""
+    by_factor = sweep_variants(rows, chapter, kernel)
+    sizes = sorted({n for at in by_factor.values() for n in at})
+    if factor is not None:
+        by_factor[factor] = {r["n"]: r for r in plot.select(rows, "sum", "f32")
+                             if (r["chapter"], r["kernel"]) == (chapter, kernel)
+                             and r["n"] in sizes}
+    header = ["factor", "kernel"]
+    for n in sizes:
+        some = next(at[n] for at in by_factor.values() if n in at)
+        header += [f"GB/s, n = {plot.pow2_label(n)} ({memory_label(some)})", "% of DRAM peak"]
+    body = []
+    for k in sorted(by_factor):
+        main = k == factor
+        cells = [f"{k} (main)" if main else str(k), f"`{kernel if main else f'{kernel}_x{k}'}`"]
+        for n in sizes:
+            r = by_factor[k].get(n)
+            cells += [fmt("gbps", r and r["gbps"]), fmt("pct_peak", r and r["pct_peak"])]
+        body.append(cells)
+    return plot.markdown_table(header, body)
+
+
+def build_chapter_section(chapter_dir, results_dir):
+    chapter = os.path.basename(os.path.abspath(chapter_dir))
+    rows = plot.read_csv(os.path.join(results_dir, "bench.csv"))
+    machine = plot.Machine(os.path.join(results_dir, "machine.txt"))
+    mine = [r for r in rows if r["chapter"] == chapter]
+    if not mine:
+        raise plot.InputError(f"{results_dir}/bench.csv has no rows of chapter {chapter}")
+    previous = previous_chapter(rows, chapter)
+    below = footer(machine, chapter_dir, results_dir)
+
+    ratios = ([f"`vs. {previous}`: this chapter's GB/s divided by {previous}'s at the same n"]
+              if previous else [])
+    ratios.append("`× cub_…`: this chapter's GB/s divided by `cub::DeviceReduce`'s in the same "
+                  "run")
+    lines = [f"Measured on **{machine.gpu}**. GB/s: the input read once, in 10^9 bytes/s; "
+             f"% of DRAM peak: of the theoretical DRAM bandwidth ({machine.dram_gbps:.0f} GB/s). "
+             f"L2-resident rows (input < 4x L2, {machine.l2_label()}) measure L2 and launch "
+             f"latency, not DRAM: read their time per call. " + "; ".join(ratios)
+             + " (> 1: this chapter is faster).", ""]
+    tables = 0
+    for op, dtype in CHAPTER_SECTIONS:
+        for kernel in main_kernels(plot.select(mine, op, dtype), chapter):
+            table = chapter_table(rows, chapter, kernel, op, dtype, previous)
+            if table:
+                lines += [f"**{dtype} {op}**, `{kernel}`", ""] + table + ["", below, ""]
+                tables += 1
+    for kernel in main_kernels(mine, chapter):
+        if not sweep_variants(rows, chapter, kernel):
+            continue
+        factor = coarsening_factor(chapter_dir)
+        if factor is None:
+            print(f"update_readme.py: warning: no kCoarsen in "
+                  f"{os.path.join(chapter_dir, 'reduce.cuh')}; the coarsening sweep leaves out "
+                  f"{kernel}", file=sys.stderr)
+        lines += [f"**Coarsening factor sweep**, f32 sum: `{kernel}_xK` accumulates K times as "
+                  f"many elements per thread as a factor-1 kernel"
+                  + (f"; `{kernel}` itself is factor {factor} (`kCoarsen` in reduce.cuh)"
+                     if factor is not None else "") + ".", ""]
+        lines += sweep_table(rows, chapter, kernel, factor) + ["", below, ""]
+        tables += 1
+    if not tables:
+        raise plot.InputError(f"{results_dir}/bench.csv has no f32 sum or max rows of chapter "
+                              f"{chapter} at n = {', '.join(map(plot.pow2_label, CHAPTER_SIZES))}")
+    return "\n".join(lines).rstrip("\n")
+
+
+# --------------------------------------------------------------------------------------------
+# Files
+# --------------------------------------------------------------------------------------------
+
 def replace_between_markers(text, section, path):
     """The text with the part between the two marker lines replaced by section."""
     if text.count(BEGIN) != 1 or text.count(END) != 1:
@@ -74,27 +278,75 @@ def replace_between_markers(text, section, path):
     return f"{head}{BEGIN}\n{section}\n{END}{tail}"
 
 
+def read_text(path):
+    with plot.open_input(path) as f:
+        return f.read()
+
+
+def plan_update(readme, build):
+    """(path, old text, new text). The markers are checked before any results are read: a
+    README without them is the usual slip."""
+    text = read_text(readme)
+    replace_between_markers(text, "", readme)
+    return readme, text, replace_between_markers(text, build(), readme)
+
+
+def chapter_readmes(top_readme):
+    """The NN_name/README.md files next to the top-level README that have a results marker,
+    and those that have none."""
+    root = os.path.dirname(os.path.abspath(top_readme))
+    marked, unmarked = [], []
+    for name in sorted(os.listdir(root)):
+        path = os.path.join(root, name, "README.md")
+        if chapter_number(name) is None or not os.path.isfile(path):
+            continue
+        text = read_text(path)
+        folder = os.path.join(os.path.dirname(top_readme), name)
+        (marked if BEGIN in text or END in text else unmarked).append(folder)
+    return marked, unmarked
+
+
+USAGE = ("usage: update_readme.py README RESULTS_DIR\n"
+         "       update_readme.py --chapter CHAPTER_DIR RESULTS_DIR\n"
+         "       update_readme.py --all README RESULTS_DIR")
+
+
 def main(argv):
-    if len(argv) != 3:
-        print("usage: update_readme.py README RESULTS_DIR", file=sys.stderr)
+    args = argv[1:]
+    if args and args[0] in ("-h", "--help"):
+        print(__doc__)
+        return 0
+    mode = args.pop(0) if args and args[0] in ("--chapter", "--all") else None
+    if len(args) != 2 or any(a.startswith("--") for a in args):
+        print(USAGE, file=sys.stderr)
         return 2
-    readme, results_dir = argv[1], argv[2]
+    target, results_dir = args
     try:
-        with plot.open_input(readme) as f:
-            text = f.read()
-        # Check the markers before reading any results: a README without them is the usual slip.
-        replace_between_markers(text, "", readme)
-        updated = replace_between_markers(text, build_section(readme, results_dir), readme)
-        if updated != text:
-            with open(readme, "w", encoding="utf-8") as f:
-                f.write(updated)
+        if mode == "--chapter":
+            readme = os.path.join(target, "README.md")
+            plans = [plan_update(readme, lambda: build_chapter_section(target, results_dir))]
+        else:
+            plans = [plan_update(target, lambda: build_section(target, results_dir))]
+            if mode == "--all":
+                marked, unmarked = chapter_readmes(target)
+                for folder in marked:
+                    plans.append(plan_update(os.path.join(folder, "README.md"),
+                                             lambda: build_chapter_section(folder, results_dir)))
+                for folder in unmarked:
+                    print(f"skipped {os.path.join(folder, 'README.md')}: no results markers")
+        # Nothing is written before every section was built.
+        for path, text, updated in plans:
+            if updated != text:
+                with open(path, "w", encoding="utf-8") as f:
+                    f.write(updated)
     except plot.InputError as e:
         print(f"update_readme.py: error: {e}", file=sys.stderr)
         return 2
     except OSError as e:
         print(f"update_readme.py: error: {e.filename}: {e.strerror}", file=sys.stderr)
         return 2
-    print(f"updated the results section of {readme} from {results_dir}")
+    for path, _, _ in plans:
+        print(f"updated the results section of {path} from {results_dir}")
     return 0
 
 

@@ -15,14 +15,20 @@ import sys
 MACHINE = {"gpu": "NVIDIA H200", "dram_gbps": 4800.0, "copy_gbps": 4020.5,
            "l2_bytes": 62914560, "fp32_gflops": 66908.2, "sm_count": 132}
 ELEMENT_BYTES = {"f32": 4, "f16": 2, "bf16": 2}
-SIZES = [2 ** 10, 2 ** 14, 2 ** 20, 2 ** 24, 2 ** 26, 2 ** 28]
+SIZES = [2 ** 10, 2 ** 14, 2 ** 20, 2 ** 24, 2 ** 26, 2 ** 28, 2 ** 30]
 
 # (chapter, kernel, op, dtype, fraction of the copy bandwidth reached, launch latency in µs)
 KERNELS = [
     ("01_naive", "reduce_naive", "sum", "f32", 0.08, 6.0),
     ("01_naive", "reduce_naive", "max", "f32", 0.07, 6.0),
     ("02_convergent", "reduce_convergent", "sum", "f32", 0.20, 6.0),
+    ("02_convergent", "reduce_convergent", "max", "f32", 0.17, 6.0),
+    ("03_shared", "reduce_shared", "sum", "f32", 0.40, 5.0),
+    ("03_shared", "reduce_shared", "max", "f32", 0.30, 5.0),
+    ("04_multiblock_atomic", "reduce_atomic", "sum", "f32", 0.25, 4.0),
+    ("04_multiblock_atomic", "reduce_atomic", "max", "f32", 0.29, 4.0),
     ("05_coarsened", "reduce_coarsened", "sum", "f32", 0.86, 4.0),
+    ("05_coarsened", "reduce_coarsened", "max", "f32", 0.50, 4.0),
     ("05_coarsened", "reduce_coarsened", "sum", "f16", 0.80, 4.0),
     ("05_coarsened", "reduce_coarsened", "sum", "bf16", 0.79, 4.0),
     ("06_warp_shuffle", "reduce_shuffle", "sum", "f32", 0.91, 3.5),
@@ -33,9 +39,10 @@ KERNELS = [
     ("09_cub_comparison", "cub_transform_reduce", "sum", "f16", 0.85, 5.0),
     ("09_cub_comparison", "cub_transform_reduce", "sum", "bf16", 0.85, 5.0),
 ]
-# Chapter 05 also sweeps its coarsening factor at one L2 and one DRAM size only.
+# Chapter 05 also sweeps its coarsening factor at one L2 and one DRAM size only; its main kernel,
+# reduce_coarsened, is factor 16 (kCoarsen in 05_coarsened/reduce.cuh).
 SWEEP = [("05_coarsened", f"reduce_coarsened_x{c}", "sum", "f32", fraction, 4.0)
-         for c, fraction in ((1, 0.45), (64, 0.83))]
+         for c, fraction in ((1, 0.45), (8, 0.80), (64, 0.83))]
 SWEEP_SIZES = [2 ** 20, 2 ** 28]
 # The one run that fails its correctness check, as SkipWithError reports it.
 FAILED = ("02_convergent", "reduce_convergent", "sum", "f32", 2 ** 26)

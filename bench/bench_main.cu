@@ -21,6 +21,12 @@
 #if __has_include("05_coarsened/reduce.cuh")
 #include "05_coarsened/reduce.cuh"
 #endif
+#if __has_include("06_warp_shuffle/reduce.cuh")
+#include "06_warp_shuffle/reduce.cuh"
+#endif
+#if __has_include("07_two_pass/reduce.cuh")
+#include "07_two_pass/reduce.cuh"
+#endif
 #if __has_include("09_cub_comparison/reduce.cuh")
 #include "09_cub_comparison/reduce.cuh"
 #endif
@@ -57,15 +63,30 @@ int main(int argc, char** argv) {
 #if __has_include("05_coarsened/reduce.cuh")
   chapters.push_back(&ch05::chapter());
 #endif
+#if __has_include("06_warp_shuffle/reduce.cuh")
+  chapters.push_back(&ch06::chapter());
+#endif
+#if __has_include("07_two_pass/reduce.cuh")
+  chapters.push_back(&ch07::chapter());
+#endif
 #if __has_include("09_cub_comparison/reduce.cuh")
   chapters.push_back(&ch09::chapter());
 #endif
 
-  // Grouped by (dtype, n) so every chapter reuses the same input on the device.
-  for (DType t : {DType::f32})
+  // Grouped by (dtype, n) so every chapter reuses the same input on the device; a chapter is
+  // registered only for the pairs it supports.
+  for (DType t : {DType::f32, DType::f16, DType::bf16})
     for (int log2n = 10; log2n <= 30; log2n += 2)
-      for (Op op : {Op::sum, Op::max})
+      for (Op op : {Op::sum, Op::max, Op::argmax}) {
+        if (t != DType::f32 && op != Op::sum) continue;
         for (const Chapter* ch : chapters) bench::register_chapter(*ch, {{op, t, std::size_t{1} << log2n}});
+#if __has_include("07_two_pass/reduce.cuh")
+        // Chapter 07 with pass 2 launched the ordinary way: what the early launch is worth where
+        // launches dominate (small n).
+        if (t == DType::f32 && op == Op::sum && log2n <= 18)
+          bench::register_chapter(ch07::chapter_with_launch<false>(), {{op, t, std::size_t{1} << log2n}});
+#endif
+      }
 #if __has_include("05_coarsened/reduce.cuh")
   // Chapter 05's sweep of the coarsening factor, f32 sum, at a DRAM-resident and an L2 size.
   for (std::size_t n : {std::size_t{1} << 20, std::size_t{1} << 28}) {

@@ -29,18 +29,24 @@ void launch_store_identity(void* out, cudaStream_t stream) {
 // least ceil(n / tile) values) and buf_b (at least ceil(n / tile^2) values).
 //
 //   pass(src, len, partials, result, blocks): launch `blocks` blocks over src[0, len); result is
-//   nullptr except on the last pass.
-template <class Src, class T, class Pass>
-void run_multipass(Src* first, std::size_t n, std::size_t tile, T* buf_a, T* buf_b, void* result, Pass pass) {
+//   nullptr except on the last pass. first_pass reads the input, later_pass reads partials (the
+//   two differ when the input and the accumulator types differ, or an argmax needs indices).
+template <class Src, class T, class FirstPass, class LaterPass>
+void run_multipass(Src* first, std::size_t n, std::size_t tile, T* buf_a, T* buf_b, void* result, FirstPass first_pass,
+                   LaterPass later_pass) {
   std::size_t blocks = ceil_div(n, tile);
-  pass(first, n, buf_a, blocks == 1 ? result : nullptr, blocks);
+  first_pass(first, n, buf_a, blocks == 1 ? result : nullptr, blocks);
   T* src = buf_a;
   T* dst = buf_b;
   for (std::size_t len = blocks; len > 1; len = blocks) {
     blocks = ceil_div(len, tile);
-    pass(src, len, dst, blocks == 1 ? result : nullptr, blocks);
+    later_pass(src, len, dst, blocks == 1 ? result : nullptr, blocks);
     std::swap(src, dst);
   }
+}
+template <class Src, class T, class Pass>
+void run_multipass(Src* first, std::size_t n, std::size_t tile, T* buf_a, T* buf_b, void* result, Pass pass) {
+  run_multipass(first, n, tile, buf_a, buf_b, result, pass, pass);
 }
 
 // The longest chain of additions in a multi-pass tree: every pass adds ceil(log2(tile)) levels

@@ -124,8 +124,17 @@ void check_repeated_calls(const Chapter& ch, Op op, DType t, std::size_t n) {
 }
 
 void check_misaligned_starts(const Chapter& ch) {
-  for (std::size_t offset = 1; offset <= 7; ++offset)
-    run_checked(ch, Op::sum, generate(DType::f32, 100'003, Dist::normal, fresh_seed()), offset);
+  // f32 sum everywhere; where supported, dtypes with 2, 8 and 16 elements per 16-byte vector and
+  // an argmax (its indices count from the caller's pointer, not from the aligned address).
+  const OpDType cases[] = {{Op::sum, DType::f32},  {Op::argmax, DType::f32}, {Op::sum, DType::f64},
+                           {Op::sum, DType::f16},  {Op::max, DType::bf16},   {Op::sum, DType::u8},
+                           {Op::argmax, DType::u8}};
+  for (const OpDType& p : cases) {
+    if (!ch.supports(p.op, p.dtype)) continue;
+    for (std::size_t offset = 1; offset <= 7; ++offset)
+      for (std::size_t n : {std::size_t{3}, std::size_t{100'003}})
+        run_checked(ch, p.op, generate(p.dtype, n, Dist::normal, fresh_seed()), offset);
+  }
 }
 
 void check_above_2_31(const Chapter& ch) {
@@ -138,6 +147,14 @@ void check_above_2_31(const Chapter& ch) {
   Outcome o = run_checked(ch, Op::sum, generate(DType::f32, n, Dist::ints, fresh_seed()));
   CHECK(o.got.value == o.ref.value);
   run_checked(ch, Op::max, generate(DType::f32, n, Dist::normal, fresh_seed()));
+  if (ch.supports(Op::argmax, DType::f32)) {
+    // The winner sits past index 2^31: a 32-bit index would wrap.
+    HostArray a = generate(DType::f32, n, Dist::ints, fresh_seed());
+    const std::size_t where = n - 3;
+    a.set(where, 100.0);
+    Outcome o = run_checked(ch, Op::argmax, a);
+    CHECK(o.got.index == static_cast<std::int64_t>(where));
+  }
 }
 
 }  // namespace red::test

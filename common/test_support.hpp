@@ -50,11 +50,12 @@ void check_special_values(const Chapter& ch);
 // Ten calls into the same output and scratch, with different data each time: nothing stale.
 void check_repeated_calls(const Chapter& ch, Op op, DType t, std::size_t n);
 
-// Starts 1 to 7 elements past an aligned allocation.
+// Starts 1 to 7 elements past an aligned allocation: f32 sum, and the other dtypes and argmax
+// where the chapter supports them.
 void check_misaligned_starts(const Chapter& ch);
 
 // 2^31 + 7 elements (skipped with a message where the device lacks the memory): a sum of small
-// integers, which must be exact, and a max.
+// integers, which must be exact, a max, and (where supported) an argmax whose answer is past 2^31.
 void check_above_2_31(const Chapter& ch);
 
 }  // namespace red::test

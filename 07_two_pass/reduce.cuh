@@ -1,0 +1,216 @@
+// Chapter 07 - two passes over a fixed grid: deterministic, no atomics, two launches for any n.
+//
+// Idea: launch only as many blocks as the GPU holds at once (a multiple of the SM count). Each
+// thread walks the input with a grid stride, 16-byte vector loads and four loads in flight, then
+// the block reduces with chapter 06's warp shuffles and writes one partial into scratch. A second
+// kernel of one block combines those few hundred partials in a fixed order. Every element's path
+// to the result depends only on n and on the GPU, so the result is bitwise the same on every run.
+// Cost: the input read once; 2 launches whatever n (1 below one block's worth); partials of
+// blocks x sizeof(Acc) bytes in caller-provided scratch, asked for CUB-style in two phases.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <utility>
+
+#include "06_warp_shuffle/block_reduce.cuh"
+#include "chapter_builder.cuh"
+#include "multipass.cuh"
+#include "reduce_ops.cuh"
+#include "vector_load.cuh"
+
+namespace ch07 {
+
+constexpr unsigned kBlock = 256;         // pass 1 threads per block
+constexpr unsigned kUnroll = 4;          // vectors each thread has in flight per loop trip
+constexpr unsigned kFinalBlock = 512;    // pass 2: one block
+constexpr unsigned kMaxBlocksPerSm = 8;  // at most 2048 threads per SM on sm_80/sm_90
+
+// Pass 1. Every thread accumulates a strided share of the input in a register. Its indices only
+// grow (head, then body vectors, then tail), which lets argmax skip the index compare (append).
+template <class Op>
+__global__ void __launch_bounds__(kBlock) reduce_pass1(const typename Op::In* in, std::size_t n, red::VectorSplit split,
+                                                       typename Op::Acc* partials, void* result) {
+  using T = typename Op::In;
+  using Acc = typename Op::Acc;
+  constexpr unsigned kCount = red::Vector<T>::kCount;
+  __shared__ Acc per_warp[red::kWarp];
+#if __CUDA_ARCH__ >= 900
+  // Lets pass 2's block be launched now; it waits in cudaGridDependencySynchronize() until this
+  // grid has finished and its writes are visible. What this hides is the launch gap.
+  cudaTriggerProgrammaticLaunchCompletion();
+#endif
+  const std::size_t thread = blockIdx.x * std::size_t{kBlock} + threadIdx.x;
+  const std::size_t threads = std::size_t{gridDim.x} * kBlock;
+
+  Acc acc = Op::identity();
+  for (std::size_t i = thread; i < split.head; i += threads) acc = Op::append(acc, in[i], i);
+
+  const T* body = in + split.head;  // 16-byte aligned
+  std::size_t v = thread;
+  for (; v + (kUnroll - 1) * threads < split.vectors; v += kUnroll * threads) {
+    red::Vector<T> x[kUnroll];
+#pragma unroll
+    for (unsigned u = 0; u < kUnroll; ++u) x[u] = red::load_vector(body, v + u * threads);  // all in flight
+#pragma unroll
+    for (unsigned u = 0; u < kUnroll; ++u)
+#pragma unroll
+      for (unsigned j = 0; j < kCount; ++j)
+        acc = Op::append(acc, x[u].elements[j], split.head + (v + u * threads) * kCount + j);
+  }
+  for (; v < split.vectors; v += threads) {
+    const red::Vector<T> x = red::load_vector(body, v);
+#pragma unroll
+    for (unsigned j = 0; j < kCount; ++j) acc = Op::append(acc, x.elements[j], split.head + v * kCount + j);
+  }
+
+  for (std::size_t i = split.tail_begin + thread; i < n; i += threads) acc = Op::append(acc, in[i], i);
+
+  acc = red::block_reduce<Op>(acc, per_warp);
+  if (threadIdx.x == 0) {
+    if (result)
+      Op::store(result, acc);  // a one-block grid needs no second pass
+    else
+      partials[blockIdx.x] = acc;
+  }
+}
+
+// Pass 2: one block, partial i always goes to thread i % kFinalBlock, in the same order.
+template <class Op>
+__global__ void __launch_bounds__(kFinalBlock)
+    reduce_pass2(const typename Op::Acc* partials, unsigned count, void* result) {
+  using Acc = typename Op::Acc;
+  __shared__ Acc per_warp[red::kWarp];
+#if __CUDA_ARCH__ >= 900
+  cudaGridDependencySynchronize();  // pass 1 has completed and its partials are visible
+#endif
+  Acc acc = Op::identity();
+  for (unsigned i = threadIdx.x; i < count; i += kFinalBlock) acc = Op::combine(acc, partials[i]);
+  acc = red::block_reduce<Op>(acc, per_warp);
+  if (threadIdx.x == 0) Op::store(result, acc);
+}
+
+// --- the grid ------------------------------------------------------------------------------
+
+struct DeviceLimits {
+  unsigned max_blocks = 0;    // pass 1 blocks that are resident at once: SMs x blocks per SM
+  bool programmatic = false;  // sm_90+: pass 2 may be launched before pass 1 ends
+};
+
+// Asked once per (device, kernel) and remembered: launches then cost no extra API calls.
+template <class Op>
+DeviceLimits device_limits() {
+  static std::mutex lock;
+  static std::map<int, DeviceLimits> known;
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  std::lock_guard<std::mutex> guard(lock);
+  auto it = known.find(device);
+  if (it != known.end()) return it->second;
+  int sms = 0, major = 0, per_sm = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reduce_pass1<Op>, kBlock, 0));
+  DeviceLimits limits;
+  limits.max_blocks = static_cast<unsigned>(sms) * std::max(1u, std::min(kMaxBlocksPerSm, unsigned(per_sm)));
+  limits.programmatic = major >= 9;
+  known[device] = limits;
+  return limits;
+}
+
+// Blocks for n elements: enough that each thread has at least one full loop trip, at most what
+// the GPU holds at once. Above about a million floats on the H200 it no longer grows with n.
+template <class Op>
+unsigned pass1_blocks(std::size_t n) {
+  const std::size_t per_block_trip = std::size_t{kBlock} * kUnroll * red::Vector<typename Op::In>::kCount;
+  const std::size_t wanted = std::max<std::size_t>(1, red::ceil_div(n, per_block_trip));
+  return static_cast<unsigned>(std::min<std::size_t>(wanted, device_limits<Op>().max_blocks));
+}
+
+// --- the API, CUB-style: call once with scratch == nullptr for the size, then again to reduce --
+
+// kEarlyLaunch = false launches pass 2 the ordinary way; the benchmark keeps that variant to show
+// what the early launch is worth. The result bits are the same either way.
+template <class Op, bool kEarlyLaunch = true>
+cudaError_t reduce(void* scratch, std::size_t& scratch_bytes, const typename Op::In* in, std::size_t n, void* result,
+                   cudaStream_t stream) {
+  const std::size_t needed = std::size_t{device_limits<Op>().max_blocks} * sizeof(typename Op::Acc);
+  if (scratch == nullptr) {
+    scratch_bytes = needed;
+    return cudaSuccess;
+  }
+  if (scratch_bytes < needed || result == nullptr || (n > 0 && in == nullptr)) return cudaErrorInvalidValue;
+  if (n == 0) {
+    red::store_identity<Op><<<1, 1, 0, stream>>>(result);
+    return cudaGetLastError();
+  }
+  auto* partials = static_cast<typename Op::Acc*>(scratch);
+  const unsigned blocks = pass1_blocks<Op>(n);
+  reduce_pass1<Op>
+      <<<blocks, kBlock, 0, stream>>>(in, n, red::split_for_vectors(in, n), partials, blocks == 1 ? result : nullptr);
+  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess || blocks == 1) return e;
+
+  cudaLaunchAttribute early_launch{};
+  early_launch.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  early_launch.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(1);
+  config.blockDim = dim3(kFinalBlock);
+  config.stream = stream;
+  config.attrs = &early_launch;
+  config.numAttrs = kEarlyLaunch && device_limits<Op>().programmatic ? 1 : 0;
+  return cudaLaunchKernelEx(&config, reduce_pass2<Op>, static_cast<const typename Op::Acc*>(partials), blocks, result);
+}
+
+// --- the chapter contract --------------------------------------------------------------------
+
+// Longest chain of additions: a thread's share (plus its head and tail elements and one
+// vector's rounding slack), 5 + 3 tree levels in pass 1's block, then pass 2's share and tree.
+template <class Op>
+std::size_t sum_depth(std::size_t n) {
+  if (n == 0) return 0;
+  const unsigned blocks = pass1_blocks<Op>(n);
+  const std::size_t pass1 = red::ceil_div(n, std::size_t{blocks} * kBlock) + 2 * red::Vector<typename Op::In>::kCount +
+                            2 + 5 + red::ceil_log2(kBlock / red::kWarp);
+  const std::size_t pass2 = red::ceil_div(blocks, kFinalBlock) + 5 + red::ceil_log2(kFinalBlock / red::kWarp);
+  return pass1 + pass2;
+}
+
+// The deepest plan of any float type: 16-bit inputs pack 8 elements per vector, so they get the
+// fewest blocks and the longest per-thread chains for a given n.
+inline std::size_t deepest_sum_depth(std::size_t n) {
+  return std::max(sum_depth<red::Sum<float>>(n), sum_depth<red::Sum<__half>>(n));
+}
+
+using SupportedOps = red::Ops<red::Sum, red::Max, red::Min, red::ArgMax>;
+using SupportedTypes = red::Types<float, double, __half, __nv_bfloat16, std::int32_t, long long, std::uint8_t>;
+
+template <bool kEarlyLaunch>
+const red::Chapter& chapter_with_launch() {
+  static const red::Chapter ch = red::make_chapter<SupportedOps, SupportedTypes>(
+      "07_two_pass",
+      "fixed grid of resident blocks, 16-byte vector loads, partials in scratch, one-block second pass; "
+      "deterministic; every op and dtype",
+      [](auto op, std::size_t n) {
+        std::size_t bytes = 0;
+        CUDA_CHECK(reduce<red::op_t<decltype(op)>>(nullptr, bytes, nullptr, n, nullptr, nullptr));
+        return bytes;
+      },
+      [](auto op, const red::ReduceCall& c) {
+        using Op = red::op_t<decltype(op)>;
+        std::size_t bytes = c.scratch_bytes;
+        const cudaError_t e = reduce<Op, kEarlyLaunch>(c.scratch, bytes, static_cast<const typename Op::In*>(c.input),
+                                                       c.n, c.output, c.stream);
+        CUDA_CHECK(e);
+      },
+      deepest_sum_depth, kEarlyLaunch ? "reduce_two_pass" : "reduce_two_pass_plain_launch");
+  return ch;
+}
+
+inline const red::Chapter& chapter() { return chapter_with_launch<true>(); }
+
+}  // namespace ch07

@@ -1,0 +1,121 @@
+#include <cstring>
+#include <random>
+#include <set>
+#include <vector>
+
+#include "reduce.cuh"
+#include "test_support.hpp"
+
+using namespace red;
+
+namespace {
+const Chapter& ch() { return ch07::chapter(); }
+
+// The first 8 bytes of the result: the value's bits (and for argmax the index follows).
+std::vector<std::byte> result_bits(const RawResult& raw) { return {raw.begin(), raw.end()}; }
+
+// One run with scratch full of fresh random bytes, so a pass that read a stale or unwritten
+// partial would change the answer from run to run.
+RawResult run_on_garbage(const Chapter& chapter, const ReduceCall& call, const Workspace& ws, std::mt19937_64& rng) {
+  std::vector<std::uint64_t> junk(ws.scratch.bytes() / 8 + 1);
+  for (auto& w : junk) w = rng();
+  ws.scratch.upload(junk.data(), ws.scratch.bytes());
+  ws.output.fill(0xFF);
+  chapter.launch(call);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  RawResult raw{};
+  ws.output.download(raw.data(), raw.size());
+  return raw;
+}
+}  // namespace
+
+TEST_CASE("07_two_pass: shared size matrix, every op and dtype") {
+  // One block trip is 256 threads x 4 vectors; the grid stops growing at SMs x blocks per SM.
+  test::check_support_matrix(ch(), {4096, 8192, 16384, std::size_t{1} << 22});
+}
+
+TEST_CASE("07_two_pass: bitwise identical over 100 runs, scratch refilled with garbage between runs") {
+  std::mt19937_64 rng(test::fresh_seed());
+  struct Case {
+    Op op;
+    DType t;
+    std::size_t n;
+  };
+  const Case cases[] = {{Op::sum, DType::f32, 1000},          {Op::sum, DType::f32, (1 << 20) + 3},
+                        {Op::sum, DType::f32, (1 << 25) + 5}, {Op::sum, DType::f16, (1 << 24) + 1},
+                        {Op::sum, DType::f64, 3'000'017},     {Op::argmax, DType::f32, (1 << 24) + 7}};
+  for (const Case& c : cases) {
+    INFO("op=", std::string(name(c.op)), " dtype=", std::string(name(c.t)), " n=", c.n);
+    HostArray host = generate(c.t, c.n, c.op == Op::argmax ? Dist::ints : Dist::normal, test::fresh_seed());
+    DeviceInput in = upload(host);
+    Workspace ws(ch(), c.op, c.t, c.n);
+    ReduceCall call = make_call(c.op, c.t, in.data, c.n, ws, nullptr);
+    const Reference ref = reference(host, c.op);
+    std::set<std::vector<std::byte>> distinct;
+    for (int run = 0; run < 100; ++run) {
+      const RawResult raw = run_on_garbage(ch(), call, ws, rng);
+      distinct.insert(result_bits(raw));
+      if (run == 0) CHECK(check(ref, decode_result(raw, c.t, c.op), c.t, c.op, ch().sum_depth(c.n)).passed);
+    }
+    CHECK(distinct.size() == 1);
+    // The plain launch of pass 2 computes in the same order: the same bits.
+    const RawResult plain = run_on_garbage(ch07::chapter_with_launch<false>(), call, ws, rng);
+    CHECK(distinct.count(result_bits(plain)) == 1);
+  }
+}
+
+TEST_CASE("07_two_pass: back-to-back calls reuse one scratch buffer") {
+  for (Op op : {Op::sum, Op::max, Op::min, Op::argmax})
+    for (DType t : {DType::f32, DType::f16, DType::i32, DType::u8}) test::check_repeated_calls(ch(), op, t, 3'000'001);
+}
+
+TEST_CASE("07_two_pass: two streams at once, each with its own input and scratch") {
+  const std::size_t n_a = (1 << 24) + 11, n_b = (1 << 23) + 5;
+  for (int round = 0; round < 10; ++round) {
+    INFO("round ", round);
+    HostArray a = generate(DType::f32, n_a, Dist::normal, test::fresh_seed());
+    HostArray b = generate(DType::f32, n_b, Dist::uniform, test::fresh_seed());
+    DeviceInput in_a = upload(a), in_b = upload(b);
+    Workspace ws_a(ch(), Op::sum, DType::f32, n_a), ws_b(ch(), Op::argmax, DType::f32, n_b);
+    Stream s_a, s_b;
+    ws_a.output.fill(0xFF);
+    ws_b.output.fill(0xFF);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    // Both reductions are queued before either is waited for, so their kernels can overlap.
+    ch().launch(make_call(Op::sum, DType::f32, in_a.data, n_a, ws_a, s_a.get()));
+    ch().launch(make_call(Op::argmax, DType::f32, in_b.data, n_b, ws_b, s_b.get()));
+    CUDA_CHECK(cudaStreamSynchronize(s_a.get()));
+    CUDA_CHECK(cudaStreamSynchronize(s_b.get()));
+    RawResult raw_a{}, raw_b{};
+    ws_a.output.download(raw_a.data(), raw_a.size());
+    ws_b.output.download(raw_b.data(), raw_b.size());
+    CHECK(check(reference(a, Op::sum), decode_result(raw_a, DType::f32, Op::sum), DType::f32, Op::sum,
+                ch().sum_depth(n_a))
+              .passed);
+    CHECK(check(reference(b, Op::argmax), decode_result(raw_b, DType::f32, Op::argmax), DType::f32, Op::argmax,
+                ch().sum_depth(n_b))
+              .passed);
+  }
+}
+
+TEST_CASE("07_two_pass: the two-phase scratch query") {
+  std::size_t bytes = 0;
+  CHECK(ch07::reduce<Sum<float>>(nullptr, bytes, nullptr, 1 << 20, nullptr, nullptr) == cudaSuccess);
+  CHECK(bytes > 0);
+  // The size does not grow with n: the grid is fixed.
+  std::size_t bytes_big = 0;
+  CHECK(ch07::reduce<Sum<float>>(nullptr, bytes_big, nullptr, std::size_t{1} << 34, nullptr, nullptr) == cudaSuccess);
+  CHECK(bytes_big == bytes);
+  // Too little scratch is refused, not overrun.
+  DeviceBuffer scratch(bytes), out(kResultBytes), in(1024 * sizeof(float));
+  in.fill(0);
+  std::size_t too_few = bytes - 1;
+  CHECK(ch07::reduce<Sum<float>>(scratch.get(), too_few, static_cast<const float*>(in.get()), 1024, out.get(),
+                                 nullptr) == cudaErrorInvalidValue);
+}
+
+TEST_CASE("07_two_pass: NaN, infinities and the empty input") { test::check_special_values(ch()); }
+
+TEST_CASE("07_two_pass: misaligned starts") { test::check_misaligned_starts(ch()); }
+
+TEST_CASE("07_two_pass: more than 2^31 elements") { test::check_above_2_31(ch()); }

@@ -26,18 +26,20 @@
 namespace ch07 {
 
 constexpr unsigned kBlock = 256;         // pass 1 threads per block
-constexpr unsigned kUnroll = 4;          // vectors each thread has in flight per loop trip
+constexpr unsigned kUnroll = 4;          // vectors each thread has in flight per loop trip (see README)
 constexpr unsigned kFinalBlock = 512;    // pass 2: one block
 constexpr unsigned kMaxBlocksPerSm = 8;  // at most 2048 threads per SM on sm_80/sm_90
 
-// Pass 1. Every thread accumulates a strided share of the input in a register. Its indices only
-// grow (head, then body vectors, then tail), which lets argmax skip the index compare (append).
-template <class Op>
+// Pass 1. Every thread accumulates its share of the input in a register. Its indices only
+// grow (head, then body tiles, then the last vectors, then the tail), which lets argmax skip the
+// index compare (append).
+template <class Op, unsigned Unroll>
 __global__ void __launch_bounds__(kBlock) reduce_pass1(const typename Op::In* in, std::size_t n, red::VectorSplit split,
                                                        typename Op::Acc* partials, void* result) {
   using T = typename Op::In;
   using Acc = typename Op::Acc;
   constexpr unsigned kCount = red::Vector<T>::kCount;
+  constexpr std::size_t kTileVectors = std::size_t{kBlock} * Unroll;
   __shared__ Acc per_warp[red::kWarp];
 #if __CUDA_ARCH__ >= 900
   // Lets pass 2's block be launched now; it waits in cudaGridDependencySynchronize() until this
@@ -50,19 +52,25 @@ __global__ void __launch_bounds__(kBlock) reduce_pass1(const typename Op::In* in
   Acc acc = Op::identity();
   for (std::size_t i = thread; i < split.head; i += threads) acc = Op::append(acc, in[i], i);
 
+  // The body, in tiles of kBlock x Unroll vectors; the blocks take tiles in turn (a grid stride
+  // over tiles). In a tile, thread t loads vectors t, t + kBlock, ...: a warp's load covers 512
+  // contiguous bytes, a block reads one contiguous stretch per trip (16 KB for Unroll = 4), and
+  // all Unroll loads are issued before the first is used.
   const T* body = in + split.head;  // 16-byte aligned
-  std::size_t v = thread;
-  for (; v + (kUnroll - 1) * threads < split.vectors; v += kUnroll * threads) {
-    red::Vector<T> x[kUnroll];
+  const std::size_t full_tiles = split.vectors / kTileVectors;
+  for (std::size_t tile = blockIdx.x; tile < full_tiles; tile += gridDim.x) {
+    const std::size_t first = tile * kTileVectors + threadIdx.x;
+    red::Vector<T> x[Unroll];
 #pragma unroll
-    for (unsigned u = 0; u < kUnroll; ++u) x[u] = red::load_vector(body, v + u * threads);  // all in flight
+    for (unsigned u = 0; u < Unroll; ++u) x[u] = red::load_vector(body, first + u * kBlock);
 #pragma unroll
-    for (unsigned u = 0; u < kUnroll; ++u)
+    for (unsigned u = 0; u < Unroll; ++u)
 #pragma unroll
       for (unsigned j = 0; j < kCount; ++j)
-        acc = Op::append(acc, x[u].elements[j], split.head + (v + u * threads) * kCount + j);
+        acc = Op::append(acc, x[u].elements[j], split.head + (first + u * kBlock) * kCount + j);
   }
-  for (; v < split.vectors; v += threads) {
+  // The vectors after the last full tile, one per thread.
+  for (std::size_t v = full_tiles * kTileVectors + thread; v < split.vectors; v += threads) {
     const red::Vector<T> x = red::load_vector(body, v);
 #pragma unroll
     for (unsigned j = 0; j < kCount; ++j) acc = Op::append(acc, x.elements[j], split.head + v * kCount + j);
@@ -102,7 +110,7 @@ struct DeviceLimits {
 };
 
 // Asked once per (device, kernel) and remembered: launches then cost no extra API calls.
-template <class Op>
+template <class Op, unsigned Unroll = kUnroll>
 DeviceLimits device_limits() {
   static std::mutex lock;
   static std::map<int, DeviceLimits> known;
@@ -114,7 +122,7 @@ DeviceLimits device_limits() {
   int sms = 0, major = 0, per_sm = 0;
   CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reduce_pass1<Op>, kBlock, 0));
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reduce_pass1<Op, Unroll>, kBlock, 0));
   DeviceLimits limits;
   limits.max_blocks = static_cast<unsigned>(sms) * std::max(1u, std::min(kMaxBlocksPerSm, unsigned(per_sm)));
   limits.programmatic = major >= 9;
@@ -124,21 +132,21 @@ DeviceLimits device_limits() {
 
 // Blocks for n elements: enough that each thread has at least one full loop trip, at most what
 // the GPU holds at once. Above about a million floats on the H200 it no longer grows with n.
-template <class Op>
+template <class Op, unsigned Unroll = kUnroll>
 unsigned pass1_blocks(std::size_t n) {
-  const std::size_t per_block_trip = std::size_t{kBlock} * kUnroll * red::Vector<typename Op::In>::kCount;
+  const std::size_t per_block_trip = std::size_t{kBlock} * Unroll * red::Vector<typename Op::In>::kCount;
   const std::size_t wanted = std::max<std::size_t>(1, red::ceil_div(n, per_block_trip));
-  return static_cast<unsigned>(std::min<std::size_t>(wanted, device_limits<Op>().max_blocks));
+  return static_cast<unsigned>(std::min<std::size_t>(wanted, device_limits<Op, Unroll>().max_blocks));
 }
 
 // --- the API, CUB-style: call once with scratch == nullptr for the size, then again to reduce --
 
 // kEarlyLaunch = false launches pass 2 the ordinary way; the benchmark keeps that variant to show
-// what the early launch is worth. The result bits are the same either way.
-template <class Op, bool kEarlyLaunch = true>
+// what the early launch is worth (the result bits are the same either way), and measures Unroll.
+template <class Op, bool kEarlyLaunch = true, unsigned Unroll = kUnroll>
 cudaError_t reduce(void* scratch, std::size_t& scratch_bytes, const typename Op::In* in, std::size_t n, void* result,
                    cudaStream_t stream) {
-  const std::size_t needed = std::size_t{device_limits<Op>().max_blocks} * sizeof(typename Op::Acc);
+  const std::size_t needed = std::size_t{device_limits<Op, Unroll>().max_blocks} * sizeof(typename Op::Acc);
   if (scratch == nullptr) {
     scratch_bytes = needed;
     return cudaSuccess;
@@ -149,8 +157,8 @@ cudaError_t reduce(void* scratch, std::size_t& scratch_bytes, const typename Op:
     return cudaGetLastError();
   }
   auto* partials = static_cast<typename Op::Acc*>(scratch);
-  const unsigned blocks = pass1_blocks<Op>(n);
-  reduce_pass1<Op>
+  const unsigned blocks = pass1_blocks<Op, Unroll>(n);
+  reduce_pass1<Op, Unroll>
       <<<blocks, kBlock, 0, stream>>>(in, n, red::split_for_vectors(in, n), partials, blocks == 1 ? result : nullptr);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess || blocks == 1) return e;
 
@@ -162,55 +170,64 @@ cudaError_t reduce(void* scratch, std::size_t& scratch_bytes, const typename Op:
   config.blockDim = dim3(kFinalBlock);
   config.stream = stream;
   config.attrs = &early_launch;
-  config.numAttrs = kEarlyLaunch && device_limits<Op>().programmatic ? 1 : 0;
+  config.numAttrs = kEarlyLaunch && device_limits<Op, Unroll>().programmatic ? 1 : 0;
   return cudaLaunchKernelEx(&config, reduce_pass2<Op>, static_cast<const typename Op::Acc*>(partials), blocks, result);
 }
 
 // --- the chapter contract --------------------------------------------------------------------
 
-// Longest chain of additions: a thread's share (plus its head and tail elements and one
-// vector's rounding slack), 5 + 3 tree levels in pass 1's block, then pass 2's share and tree.
-template <class Op>
+// Longest chain of additions: a thread's share (its even share, one more tile's Unroll vectors
+// where the tiles do not divide evenly, a last vector, head and tail), 5 + 3 tree levels in pass
+// 1's block, then pass 2's share and its tree.
+template <class Op, unsigned Unroll = kUnroll>
 std::size_t sum_depth(std::size_t n) {
   if (n == 0) return 0;
-  const unsigned blocks = pass1_blocks<Op>(n);
-  const std::size_t pass1 = red::ceil_div(n, std::size_t{blocks} * kBlock) + 2 * red::Vector<typename Op::In>::kCount +
-                            2 + 5 + red::ceil_log2(kBlock / red::kWarp);
+  const unsigned blocks = pass1_blocks<Op, Unroll>(n);
+  const std::size_t pass1 = red::ceil_div(n, std::size_t{blocks} * kBlock) +
+                            (Unroll + 1) * red::Vector<typename Op::In>::kCount + 2 + 5 +
+                            red::ceil_log2(kBlock / red::kWarp);
   const std::size_t pass2 = red::ceil_div(blocks, kFinalBlock) + 5 + red::ceil_log2(kFinalBlock / red::kWarp);
   return pass1 + pass2;
 }
 
 // The deepest plan of any float type: 16-bit inputs pack 8 elements per vector, so they get the
 // fewest blocks and the longest per-thread chains for a given n.
-inline std::size_t deepest_sum_depth(std::size_t n) {
-  return std::max(sum_depth<red::Sum<float>>(n), sum_depth<red::Sum<__half>>(n));
+template <unsigned Unroll>
+std::size_t deepest_sum_depth(std::size_t n) {
+  return std::max(sum_depth<red::Sum<float>, Unroll>(n), sum_depth<red::Sum<__half>, Unroll>(n));
 }
 
 using SupportedOps = red::Ops<red::Sum, red::Max, red::Min, red::ArgMax>;
 using SupportedTypes = red::Types<float, double, __half, __nv_bfloat16, std::int32_t, long long, std::uint8_t>;
 
-template <bool kEarlyLaunch>
-const red::Chapter& chapter_with_launch() {
+// chapter() is the lesson's; the other variants exist for the benchmark (early launch off, other
+// unroll depths) and for the tests that hold them to the same answers.
+template <bool kEarlyLaunch, unsigned Unroll = kUnroll>
+const red::Chapter& chapter_with() {
   static const red::Chapter ch = red::make_chapter<SupportedOps, SupportedTypes>(
       "07_two_pass",
       "fixed grid of resident blocks, 16-byte vector loads, partials in scratch, one-block second pass; "
       "deterministic; every op and dtype",
       [](auto op, std::size_t n) {
         std::size_t bytes = 0;
-        CUDA_CHECK(reduce<red::op_t<decltype(op)>>(nullptr, bytes, nullptr, n, nullptr, nullptr));
+        CUDA_CHECK(
+            (reduce<red::op_t<decltype(op)>, kEarlyLaunch, Unroll>(nullptr, bytes, nullptr, n, nullptr, nullptr)));
         return bytes;
       },
       [](auto op, const red::ReduceCall& c) {
         using Op = red::op_t<decltype(op)>;
         std::size_t bytes = c.scratch_bytes;
-        const cudaError_t e = reduce<Op, kEarlyLaunch>(c.scratch, bytes, static_cast<const typename Op::In*>(c.input),
-                                                       c.n, c.output, c.stream);
+        const cudaError_t e = reduce<Op, kEarlyLaunch, Unroll>(
+            c.scratch, bytes, static_cast<const typename Op::In*>(c.input), c.n, c.output, c.stream);
         CUDA_CHECK(e);
       },
-      deepest_sum_depth, kEarlyLaunch ? "reduce_two_pass" : "reduce_two_pass_plain_launch");
+      deepest_sum_depth<Unroll>,
+      (std::string(kEarlyLaunch ? "reduce_two_pass" : "reduce_two_pass_plain_launch") +
+       (Unroll == kUnroll ? "" : "_unroll" + std::to_string(Unroll)))
+          .c_str());
   return ch;
 }
 
-inline const red::Chapter& chapter() { return chapter_with_launch<true>(); }
+inline const red::Chapter& chapter() { return chapter_with<true>(); }
 
 }  // namespace ch07

@@ -84,7 +84,7 @@ int main(int argc, char** argv) {
         // Chapter 07 with pass 2 launched the ordinary way: what the early launch is worth where
         // launches dominate (small n).
         if (t == DType::f32 && op == Op::sum && log2n <= 18)
-          bench::register_chapter(ch07::chapter_with_launch<false>(), {{op, t, std::size_t{1} << log2n}});
+          bench::register_chapter(ch07::chapter_with<false>(), {{op, t, std::size_t{1} << log2n}});
 #endif
       }
 #if __has_include("05_coarsened/reduce.cuh")
@@ -97,6 +97,16 @@ int main(int argc, char** argv) {
     bench::register_chapter(ch05::chapter_with_factor<8>(), at_n);
     bench::register_chapter(ch05::chapter_with_factor<32>(), at_n);
     bench::register_chapter(ch05::chapter_with_factor<64>(), at_n);
+  }
+#endif
+
+#if __has_include("07_two_pass/reduce.cuh")
+  // Chapter 07's sweep of the vectors each thread loads per trip (the lesson's is 4).
+  for (int log2n : {24, 26, 28, 30}) {
+    std::vector<bench::Case> at_n = {{Op::sum, DType::f32, std::size_t{1} << log2n}};
+    bench::register_chapter(ch07::chapter_with<true, 1>(), at_n);
+    bench::register_chapter(ch07::chapter_with<true, 2>(), at_n);
+    bench::register_chapter(ch07::chapter_with<true, 8>(), at_n);
   }
 #endif
 

@@ -27,7 +27,7 @@ namespace ch07 {
 
 constexpr unsigned kBlock = 256;         // pass 1 threads per block
 constexpr unsigned kUnroll = 4;          // vectors each thread has in flight per loop trip (see README)
-constexpr unsigned kFinalBlock = 512;    // pass 2: one block
+constexpr unsigned kFinalBlock = 1024;   // pass 2: one block, one or two partials per thread
 constexpr unsigned kMaxBlocksPerSm = 8;  // at most 2048 threads per SM on sm_80/sm_90
 
 // Pass 1. Every thread accumulates its share of the input in a register. Its indices only
@@ -52,14 +52,14 @@ __global__ void __launch_bounds__(kBlock) reduce_pass1(const typename Op::In* in
   Acc acc = Op::identity();
   for (std::size_t i = thread; i < split.head; i += threads) acc = Op::append(acc, in[i], i);
 
-  // The body, in tiles of kBlock x Unroll vectors; the blocks take tiles in turn (a grid stride
-  // over tiles). In a tile, thread t loads vectors t, t + kBlock, ...: a warp's load covers 512
-  // contiguous bytes, a block reads one contiguous stretch per trip (16 KB for Unroll = 4), and
-  // all Unroll loads are issued before the first is used.
+  // The body, in tiles of kBlock x Unroll vectors, taken by the blocks in rounds: in round r
+  // block b takes tile r * gridDim.x + b. In a tile, thread t loads vectors t, t + kBlock, ...: a
+  // warp's load covers 512 contiguous bytes, a block reads one contiguous stretch per trip (16 KB
+  // for Unroll = 4), and all Unroll loads are issued before the first is used.
   const T* body = in + split.head;  // 16-byte aligned
-  const std::size_t full_tiles = split.vectors / kTileVectors;
-  for (std::size_t tile = blockIdx.x; tile < full_tiles; tile += gridDim.x) {
-    const std::size_t first = tile * kTileVectors + threadIdx.x;
+  const std::size_t rounds = split.vectors / kTileVectors / gridDim.x;
+  for (std::size_t r = 0; r < rounds; ++r) {
+    const std::size_t first = (r * gridDim.x + blockIdx.x) * kTileVectors + threadIdx.x;
     red::Vector<T> x[Unroll];
 #pragma unroll
     for (unsigned u = 0; u < Unroll; ++u) x[u] = red::load_vector(body, first + u * kBlock);
@@ -69,12 +69,20 @@ __global__ void __launch_bounds__(kBlock) reduce_pass1(const typename Op::In* in
       for (unsigned j = 0; j < kCount; ++j)
         acc = Op::append(acc, x[u].elements[j], split.head + (first + u * kBlock) * kCount + j);
   }
-  // The vectors after the last full tile, one per thread.
-  for (std::size_t v = full_tiles * kTileVectors + thread; v < split.vectors; v += threads) {
-    const red::Vector<T> x = red::load_vector(body, v);
+  // Less than one round is left. Whole tiles would keep some blocks busy for a trip while the
+  // rest wait (at 2^30 floats, 248.24 rounds: a quarter of the blocks would run a 249th); spread
+  // one vector per thread instead, at most Unroll each, all in flight.
+  const std::size_t rest = rounds * gridDim.x * kTileVectors + thread;
+  red::Vector<T> x[Unroll];
 #pragma unroll
-    for (unsigned j = 0; j < kCount; ++j) acc = Op::append(acc, x.elements[j], split.head + v * kCount + j);
-  }
+  for (unsigned u = 0; u < Unroll; ++u)
+    if (rest + u * threads < split.vectors) x[u] = red::load_vector(body, rest + u * threads);
+#pragma unroll
+  for (unsigned u = 0; u < Unroll; ++u)
+    if (rest + u * threads < split.vectors)
+#pragma unroll
+      for (unsigned j = 0; j < kCount; ++j)
+        acc = Op::append(acc, x[u].elements[j], split.head + (rest + u * threads) * kCount + j);
 
   for (std::size_t i = split.tail_begin + thread; i < n; i += threads) acc = Op::append(acc, in[i], i);
 
@@ -87,7 +95,7 @@ __global__ void __launch_bounds__(kBlock) reduce_pass1(const typename Op::In* in
   }
 }
 
-// Pass 2: one block, partial i always goes to thread i % kFinalBlock, in the same order.
+// Pass 2: one block; partial i always goes to thread i % kFinalBlock, in the same order.
 template <class Op>
 __global__ void __launch_bounds__(kFinalBlock)
     reduce_pass2(const typename Op::Acc* partials, unsigned count, void* result) {
@@ -97,6 +105,7 @@ __global__ void __launch_bounds__(kFinalBlock)
   cudaGridDependencySynchronize();  // pass 1 has completed and its partials are visible
 #endif
   Acc acc = Op::identity();
+#pragma unroll 2
   for (unsigned i = threadIdx.x; i < count; i += kFinalBlock) acc = Op::combine(acc, partials[i]);
   acc = red::block_reduce<Op>(acc, per_warp);
   if (threadIdx.x == 0) Op::store(result, acc);

@@ -123,6 +123,33 @@ void check_repeated_calls(const Chapter& ch, Op op, DType t, std::size_t n) {
   }
 }
 
+void check_integer_overflow(const Chapter& ch) {
+  for (std::size_t n : {std::size_t{5}, std::size_t{100'003}}) {
+    if (ch.supports(Op::sum, DType::i32)) {
+      HostArray a(DType::i32, n);
+      for (std::size_t i = 0; i < n; ++i) a.set(i, 2147483647.0);  // INT32_MAX: the sum leaves i32 at once
+      Outcome o = run_checked(ch, Op::sum, a);
+      CHECK(o.got.ivalue == static_cast<std::int64_t>(n) * 2147483647);
+    }
+    if (ch.supports(Op::sum, DType::u8)) {
+      HostArray a(DType::u8, n);
+      for (std::size_t i = 0; i < n; ++i) a.set(i, 255.0);
+      Outcome o = run_checked(ch, Op::sum, a);
+      CHECK(o.got.ivalue == static_cast<std::int64_t>(n) * 255);
+    }
+    if (ch.supports(Op::sum, DType::i64)) {
+      // n copies of 2^62 wrap modulo 2^64: 5 -> 2^62, 100003 -> 3 * 2^62 = -2^62 as a signed value.
+      HostArray a(DType::i64, n);
+      for (std::size_t i = 0; i < n; ++i) a.set(i, 4611686018427387904.0);
+      Outcome o = run_checked(ch, Op::sum, a);
+      const std::uint64_t wrapped = static_cast<std::uint64_t>(n) * (std::uint64_t{1} << 62);
+      std::int64_t expected;
+      std::memcpy(&expected, &wrapped, sizeof expected);
+      CHECK(o.got.ivalue == expected);
+    }
+  }
+}
+
 void check_misaligned_starts(const Chapter& ch) {
   // f32 sum everywhere; where supported, dtypes with 2, 8 and 16 elements per 16-byte vector and
   // an argmax (its indices count from the caller's pointer, not from the aligned address).

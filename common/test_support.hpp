@@ -50,6 +50,10 @@ void check_special_values(const Chapter& ch);
 // Ten calls into the same output and scratch, with different data each time: nothing stale.
 void check_repeated_calls(const Chapter& ch, Op op, DType t, std::size_t n);
 
+// Integer sums past their input type's range (where supported): i32 and u8 sums are exact in
+// int64; an i64 sum wraps modulo 2^64 (reference.hpp). Checked against values computed here.
+void check_integer_overflow(const Chapter& ch);
+
 // Starts 1 to 7 elements past an aligned allocation: f32 sum, and the other dtypes and argmax
 // where the chapter supports them.
 void check_misaligned_starts(const Chapter& ch);

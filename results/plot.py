@@ -373,7 +373,7 @@ def pow2_tex(n):
 
 
 # How each measured field reads in a table.
-CELL_FORMATS = {"gbps": "{:.1f}", "pct_peak": "{:.1f}", "ratio_to_cub": "{:.2f}",
+CELL_FORMATS = {"gbps": "{:.1f}", "pct_peak": "{:.1f}", "ratio_to_cub": "{:.3f}",
                 "time_us": "{:.2f}"}
 
 

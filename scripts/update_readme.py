@@ -7,18 +7,24 @@
 
 Each mode replaces everything between the lines <!-- results:begin --> and <!-- results:end -->.
 
-README RESULTS_DIR: the top-level README gets a table of every chapter's f32 sum (at n = 2^28,
-DRAM-resident, and at n = 2^20, L2-resident), links to the charts `results/plot.py charts
+README RESULTS_DIR: the top-level README gets a table of every chapter's f32 sum (its main kernel
+only; at n = 2^28, DRAM-resident, and at n = 2^20, L2-resident), links to the charts `results/plot.py charts
 RESULTS_DIR` drew, and a line naming the GPU and the CSV the numbers come from. Run plot.py charts
 first so the images exist.
 
---chapter CHAPTER_DIR RESULTS_DIR: CHAPTER_DIR/README.md gets, for f32 sum and f32 max, one table
-of the chapter's main kernel (the chapter is the folder's name, as in bench.csv) at n = 2^20, 2^24,
-2^28 and 2^30: time per call, GB/s, % of the theoretical DRAM bandwidth, the ratio of its GB/s to
-the previous chapter's (the chapter numbered one lower, when bench.csv has rows of it) and the
-ratio to CUB. A chapter that also measures variants `<main kernel>_xK` (05_coarsened's coarsening
-factors) gets a second table, the sweep over K for the f32 sum; the main kernel's own factor is
-read from `kCoarsen` in CHAPTER_DIR/reduce.cuh.
+--chapter CHAPTER_DIR RESULTS_DIR: CHAPTER_DIR/README.md gets, for f32 sum, f32 max, f32 argmax,
+f16 sum and bf16 sum (those bench.csv has for the chapter), one table of the chapter's main kernel
+(the chapter is the folder's name, as in bench.csv) at n = 2^20, 2^24, 2^26, 2^28 and 2^30: time
+per call, GB/s, % of the theoretical DRAM bandwidth, the ratio of its GB/s to the previous
+chapter's (the chapter numbered one lower, when bench.csv has rows of it) and the ratio to CUB.
+Kernels named `<main kernel>_<suffix>` are variants of it, measured for the lesson:
+  - `_xK` (05_coarsened's coarsening factors): a sweep table over K for the f32 sum; the main
+    kernel's own factor is read from `kCoarsen` in CHAPTER_DIR/reduce.cuh;
+  - any other suffix (07_two_pass's `_unroll2`, `_evenshare`, ...): one table of the f32 sum of
+    the main kernel and each such variant at the sizes the variants were measured at, with the
+    ratio to CUB; a `_plain_launch` variant goes to the small-n table instead.
+Chapters from 06 on also get the small-n table: time per call of the main kernel (and its
+`_plain_launch` variant) against CUB for the f32 sum at n = 2^10 ... 2^22.
 
 --all README RESULTS_DIR: the top-level README, and every chapter README (NN_name/README.md next
 to it) that has the markers. Nothing is written unless every section could be built.
@@ -38,8 +44,11 @@ BEGIN = "<!-- results:begin -->"
 END = "<!-- results:end -->"
 
 # The chapter tables: which (op, dtype) sections, and at which sizes (those bench.csv has).
-CHAPTER_SECTIONS = [("sum", "f32"), ("max", "f32")]
-CHAPTER_SIZES = [2 ** 20, 2 ** 24, 2 ** 28, 2 ** 30]
+CHAPTER_SECTIONS = [("sum", "f32"), ("max", "f32"), ("argmax", "f32"), ("sum", "f16"), ("sum", "bf16")]
+CHAPTER_SIZES = [2 ** 20, 2 ** 24, 2 ** 26, 2 ** 28, 2 ** 30]
+SMALL_SIZES = [2 ** k for k in range(10, 23, 2)]
+SMALL_N_FROM_CHAPTER = 6  # chapters before 06 are far from launch-bound limits; their tables suffice
+PLAIN_LAUNCH = "plain_launch"
 CHAPTER_FOLDER = re.compile(r"^(\d+)_\w+$")
 VARIANT = re.compile(r"^(?P<main>.+)_x(?P<factor>\d+)$")
 COARSEN_CONSTANT = re.compile(
@@ -52,6 +61,10 @@ def build_section(readme_path, results_dir):
     sums = plot.select(rows, "sum", "f32")
     if not sums:
         raise plot.InputError(f"{results_dir}/bench.csv has no f32 sum rows")
+    # One line per chapter: its variants (05's factors, 07's unroll depths) are in its own README.
+    chapters = {r["chapter"] for r in sums}
+    mains = {(c, k) for c in chapters for k in main_kernels(sums, c)}
+    sums = [r for r in sums if (r["chapter"], r["kernel"]) in mains]
     link = linker(readme_path, results_dir)
 
     dram_n, note = plot.pick_dram_n(sums)
@@ -104,14 +117,65 @@ def chapter_number(name):
 
 
 def main_kernels(rows, chapter):
-    """The chapter's kernels in rows, without its variants: a kernel `K_xN` is a variant when K
-    is itself one of the chapter's kernels."""
+    """The chapter's kernels in rows, without its variants: a kernel `K_<suffix>` is a variant
+    when K is itself one of the chapter's kernels."""
     kernels = {r["kernel"] for r in rows if r["chapter"] == chapter}
 
     def is_variant(k):
-        match = VARIANT.match(k)
-        return bool(match) and match.group("main") in kernels
+        return any(k.startswith(m + "_") for m in kernels if m != k)
     return sorted((k for k in kernels if not is_variant(k)), key=plot.natural_key)
+
+
+def other_variants(rows, chapter, kernel):
+    """The chapter's f32 sum variants `kernel_<suffix>` that are neither a coarsening factor
+    (`_xK`) nor the plain-launch variant, in natural order."""
+    names = {r["kernel"] for r in plot.select(rows, "sum", "f32") if r["chapter"] == chapter}
+    return sorted((k for k in names if k.startswith(kernel + "_") and not VARIANT.match(k)
+                   and k != f"{kernel}_{PLAIN_LAUNCH}"), key=plot.natural_key)
+
+
+def variants_table(rows, chapter, kernel, variants):
+    """f32 sum GB/s, % of peak and ratio to CUB of the main kernel and each variant, at the
+    sizes the variants were measured at."""
+    at = {(r["kernel"], r["n"]): r for r in plot.select(rows, "sum", "f32") if r["chapter"] == chapter}
+    sizes = sorted({n for (k, n) in at if k in variants})
+    header = ["kernel"]
+    for n in sizes:
+        some = at[next(k for k in variants if (k, n) in at), n]
+        header += [f"GB/s, n = {plot.pow2_label(n)} ({memory_label(some)})", "% of peak", "× CUB"]
+    body = []
+    for k in [kernel] + variants:
+        cells = [f"`{k}`" + (" (main)" if k == kernel else "")]
+        for n in sizes:
+            r = at.get((k, n))
+            cells += [fmt("gbps", r and r["gbps"]), fmt("pct_peak", r and r["pct_peak"]),
+                      fmt("ratio_to_cub", r and r["ratio_to_cub"])]
+        body.append(cells)
+    return plot.markdown_table(header, body, text_columns=1)
+
+
+def small_n_table(rows, chapter, kernel):
+    """Time per call (µs) of the f32 sum at SMALL_SIZES: the main kernel, its plain-launch
+    variant where measured, and CUB, with CUB's time divided by the kernel's."""
+    sums = plot.select(rows, "sum", "f32")
+    base_chapter, cub = plot.baseline_for("sum", "f32")
+    time = {(r["chapter"], r["kernel"], r["n"]): r["time_us"] for r in sums}
+    plain = f"{kernel}_{PLAIN_LAUNCH}"
+    has_plain = any((chapter, plain, n) in time for n in SMALL_SIZES)
+    header = ["n", f"`{kernel}` (µs)"] + ([f"`{plain}` (µs)"] if has_plain else []) + \
+        [f"`{cub}` (µs)", "CUB time ÷ this chapter's"]
+    body = []
+    for n in SMALL_SIZES:
+        mine = time.get((chapter, kernel, n))
+        if mine is None:
+            continue
+        base = time.get((base_chapter, cub, n))
+        cells = [plot.pow2_label(n), fmt("time_us", mine)]
+        if has_plain:
+            cells.append(fmt("time_us", time.get((chapter, plain, n))))
+        cells += [fmt("time_us", base), fmt("ratio_to_cub", base / mine if base else None)]
+        body.append(cells)
+    return plot.markdown_table(header, body, text_columns=1) if body else []
 
 
 def previous_chapter(rows, chapter):
@@ -257,6 +321,20 @@ def build_chapter_section(chapter_dir, results_dir):
                      if factor is not None else "") + ".", ""]
         lines += sweep_table(rows, chapter, kernel, factor) + ["", below, ""]
         tables += 1
+    for kernel in main_kernels(plot.select(mine, "sum", "f32"), chapter):
+        variants = other_variants(rows, chapter, kernel)
+        if variants:
+            lines += [f"**Variants of `{kernel}`**, f32 sum (what each changes: see the text "
+                      f"above), against `cub::DeviceReduce::Sum` in the same run.", ""]
+            lines += variants_table(rows, chapter, kernel, variants) + ["", below, ""]
+            tables += 1
+        number = chapter_number(chapter)
+        small = small_n_table(rows, chapter, kernel) if number and number >= SMALL_N_FROM_CHAPTER else []
+        if small:
+            lines += [f"**Small n**, f32 sum: time per call, where launches, not bytes, set the "
+                      f"time (all these inputs sit in L2).", ""]
+            lines += small + ["", below, ""]
+            tables += 1
     if not tables:
         raise plot.InputError(f"{results_dir}/bench.csv has no f32 sum or max rows of chapter "
                               f"{chapter} at n = {', '.join(map(plot.pow2_label, CHAPTER_SIZES))}")

@@ -44,6 +44,11 @@ KERNELS = [
 SWEEP = [("05_coarsened", f"reduce_coarsened_x{c}", "sum", "f32", fraction, 4.0)
          for c, fraction in ((1, 0.45), (8, 0.80), (64, 0.83))]
 SWEEP_SIZES = [2 ** 20, 2 ** 28]
+# Chapter 06 (standing in for 07's layout variants) has an unroll variant at the sweep sizes and a
+# plain-launch variant at the small sizes, which update_readme.py turns into two more tables.
+VARIANTS = [("06_warp_shuffle", "reduce_shuffle_unroll8", "sum", "f32", 0.92, 3.5)]
+PLAIN = [("06_warp_shuffle", "reduce_shuffle_plain_launch", "sum", "f32", 0.91, 4.5)]
+PLAIN_SIZES = [2 ** 10, 2 ** 14]
 # The one run that fails its correctness check, as SkipWithError reports it.
 FAILED = ("02_convergent", "reduce_convergent", "sum", "f32", 2 ** 26)
 # cub_max is not measured at 2^10, so 01_naive's max row there has no ratio to CUB.
@@ -81,10 +86,11 @@ def main(out_dir):
             if (chapter, kernel, n) not in MISSING:
                 benchmarks.append(entry(len(benchmarks), chapter, kernel, op, dtype, n,
                                         fraction, latency))
-    for n in SWEEP_SIZES:
-        for chapter, kernel, op, dtype, fraction, latency in SWEEP:
-            benchmarks.append(entry(len(benchmarks), chapter, kernel, op, dtype, n, fraction,
-                                    latency))
+    for sizes, kernels in ((SWEEP_SIZES, SWEEP + VARIANTS), (PLAIN_SIZES, PLAIN)):
+        for n in sizes:
+            for chapter, kernel, op, dtype, fraction, latency in kernels:
+                benchmarks.append(entry(len(benchmarks), chapter, kernel, op, dtype, n, fraction,
+                                        latency))
     context = {"date": "2025-01-01T00:00:00+00:00", "host_name": "gpu-node",
                "executable": "./build/bench/reduction_bench", "num_cpus": 16, "mhz_per_cpu": 2000,
                "cpu_scaling_enabled": False, "caches": [], "load_avg": [0.1, 0.1, 0.1],

@@ -33,7 +33,7 @@ constexpr unsigned kMaxBlocksPerSm = 8;  // at most 2048 threads per SM on sm_80
 // Pass 1. Every thread accumulates its share of the input in a register. Its indices only
 // grow (head, then body tiles, then the last vectors, then the tail), which lets argmax skip the
 // index compare (append).
-template <class Op, unsigned Unroll, bool kEvenShare = false>
+template <class Op, unsigned Unroll>
 __global__ void __launch_bounds__(kBlock) reduce_pass1(const typename Op::In* in, std::size_t n, red::VectorSplit split,
                                                        typename Op::Acc* partials, void* result) {
   using T = typename Op::In;
@@ -57,59 +57,32 @@ __global__ void __launch_bounds__(kBlock) reduce_pass1(const typename Op::In* in
   // warp's load covers 512 contiguous bytes, a block reads one contiguous stretch per trip (16 KB
   // for Unroll = 4), and all Unroll loads are issued before the first is used.
   const T* body = in + split.head;  // 16-byte aligned
-  if constexpr (kEvenShare) {
-    // Experiment: block b owns one contiguous range of vectors (CUB's "even share").
-    const std::size_t per_block = (split.vectors + gridDim.x - 1) / gridDim.x;
-    const std::size_t end = min(split.vectors, (blockIdx.x + std::size_t{1}) * per_block);
-    std::size_t v = blockIdx.x * per_block + threadIdx.x;
-    for (; v + (Unroll - 1) * kBlock < end; v += kTileVectors) {
-      red::Vector<T> x[Unroll];
-#pragma unroll
-      for (unsigned u = 0; u < Unroll; ++u) x[u] = red::load_vector(body, v + u * kBlock);
-#pragma unroll
-      for (unsigned u = 0; u < Unroll; ++u)
-#pragma unroll
-        for (unsigned j = 0; j < kCount; ++j)
-          acc = Op::append(acc, x[u].elements[j], split.head + (v + u * kBlock) * kCount + j);
-    }
+  const std::size_t rounds = split.vectors / kTileVectors / gridDim.x;
+  for (std::size_t r = 0; r < rounds; ++r) {
+    const std::size_t first = (r * gridDim.x + blockIdx.x) * kTileVectors + threadIdx.x;
     red::Vector<T> x[Unroll];
 #pragma unroll
-    for (unsigned u = 0; u < Unroll; ++u)
-      if (v + u * kBlock < end) x[u] = red::load_vector(body, v + u * kBlock);
+    for (unsigned u = 0; u < Unroll; ++u) x[u] = red::load_vector(body, first + u * kBlock);
 #pragma unroll
     for (unsigned u = 0; u < Unroll; ++u)
-      if (v + u * kBlock < end)
 #pragma unroll
-        for (unsigned j = 0; j < kCount; ++j)
-          acc = Op::append(acc, x[u].elements[j], split.head + (v + u * kBlock) * kCount + j);
-  } else {
-    const std::size_t rounds = split.vectors / kTileVectors / gridDim.x;
-    for (std::size_t r = 0; r < rounds; ++r) {
-      const std::size_t first = (r * gridDim.x + blockIdx.x) * kTileVectors + threadIdx.x;
-      red::Vector<T> x[Unroll];
-#pragma unroll
-      for (unsigned u = 0; u < Unroll; ++u) x[u] = red::load_vector(body, first + u * kBlock);
-#pragma unroll
-      for (unsigned u = 0; u < Unroll; ++u)
-#pragma unroll
-        for (unsigned j = 0; j < kCount; ++j)
-          acc = Op::append(acc, x[u].elements[j], split.head + (first + u * kBlock) * kCount + j);
-    }
-    // Less than one round is left. Whole tiles would keep some blocks busy for a trip while the
-    // rest wait (at 2^30 floats, 248.24 rounds: a quarter of the blocks would run a 249th); spread
-    // one vector per thread instead, at most Unroll each, all in flight.
-    const std::size_t rest = rounds * gridDim.x * kTileVectors + thread;
-    red::Vector<T> x[Unroll];
-#pragma unroll
-    for (unsigned u = 0; u < Unroll; ++u)
-      if (rest + u * threads < split.vectors) x[u] = red::load_vector(body, rest + u * threads);
-#pragma unroll
-    for (unsigned u = 0; u < Unroll; ++u)
-      if (rest + u * threads < split.vectors)
-#pragma unroll
-        for (unsigned j = 0; j < kCount; ++j)
-          acc = Op::append(acc, x[u].elements[j], split.head + (rest + u * threads) * kCount + j);
+      for (unsigned j = 0; j < kCount; ++j)
+        acc = Op::append(acc, x[u].elements[j], split.head + (first + u * kBlock) * kCount + j);
   }
+  // Less than one round is left. Whole tiles would keep some blocks busy for a trip while the
+  // rest wait (at 2^30 floats, 248.24 rounds: a quarter of the blocks would run a 249th); spread
+  // one vector per thread instead, at most Unroll each, all in flight.
+  const std::size_t rest = rounds * gridDim.x * kTileVectors + thread;
+  red::Vector<T> x[Unroll];
+#pragma unroll
+  for (unsigned u = 0; u < Unroll; ++u)
+    if (rest + u * threads < split.vectors) x[u] = red::load_vector(body, rest + u * threads);
+#pragma unroll
+  for (unsigned u = 0; u < Unroll; ++u)
+    if (rest + u * threads < split.vectors)
+#pragma unroll
+      for (unsigned j = 0; j < kCount; ++j)
+        acc = Op::append(acc, x[u].elements[j], split.head + (rest + u * threads) * kCount + j);
 
   for (std::size_t i = split.tail_begin + thread; i < n; i += threads) acc = Op::append(acc, in[i], i);
 
@@ -146,7 +119,7 @@ struct DeviceLimits {
 };
 
 // Asked once per (device, kernel) and remembered: launches then cost no extra API calls.
-template <class Op, unsigned Unroll = kUnroll, bool kEvenShare = false, unsigned Waves = 1>
+template <class Op, unsigned Unroll = kUnroll>
 DeviceLimits device_limits() {
   static std::mutex lock;
   static std::map<int, DeviceLimits> known;
@@ -158,9 +131,9 @@ DeviceLimits device_limits() {
   int sms = 0, major = 0, per_sm = 0;
   CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reduce_pass1<Op, Unroll, kEvenShare>, kBlock, 0));
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reduce_pass1<Op, Unroll>, kBlock, 0));
   DeviceLimits limits;
-  limits.max_blocks = Waves * static_cast<unsigned>(sms) * std::max(1u, std::min(kMaxBlocksPerSm, unsigned(per_sm)));
+  limits.max_blocks = static_cast<unsigned>(sms) * std::max(1u, std::min(kMaxBlocksPerSm, unsigned(per_sm)));
   limits.programmatic = major >= 9;
   known[device] = limits;
   return limits;
@@ -168,23 +141,21 @@ DeviceLimits device_limits() {
 
 // Blocks for n elements: enough that each thread has at least one full loop trip, at most what
 // the GPU holds at once. Above about a million floats on the H200 it no longer grows with n.
-template <class Op, unsigned Unroll = kUnroll, bool kEvenShare = false, unsigned Waves = 1>
+template <class Op, unsigned Unroll = kUnroll>
 unsigned pass1_blocks(std::size_t n) {
   const std::size_t per_block_trip = std::size_t{kBlock} * Unroll * red::Vector<typename Op::In>::kCount;
   const std::size_t wanted = std::max<std::size_t>(1, red::ceil_div(n, per_block_trip));
-  return static_cast<unsigned>(
-      std::min<std::size_t>(wanted, device_limits<Op, Unroll, kEvenShare, Waves>().max_blocks));
+  return static_cast<unsigned>(std::min<std::size_t>(wanted, device_limits<Op, Unroll>().max_blocks));
 }
 
 // --- the API, CUB-style: call once with scratch == nullptr for the size, then again to reduce --
 
 // kEarlyLaunch = false launches pass 2 the ordinary way; the benchmark keeps that variant to show
 // what the early launch is worth (the result bits are the same either way), and measures Unroll.
-template <class Op, bool kEarlyLaunch = true, unsigned Unroll = kUnroll, bool kEvenShare = false, unsigned Waves = 1>
+template <class Op, bool kEarlyLaunch = true, unsigned Unroll = kUnroll>
 cudaError_t reduce(void* scratch, std::size_t& scratch_bytes, const typename Op::In* in, std::size_t n, void* result,
                    cudaStream_t stream) {
-  const std::size_t needed =
-      std::size_t{device_limits<Op, Unroll, kEvenShare, Waves>().max_blocks} * sizeof(typename Op::Acc);
+  const std::size_t needed = std::size_t{device_limits<Op, Unroll>().max_blocks} * sizeof(typename Op::Acc);
   if (scratch == nullptr) {
     scratch_bytes = needed;
     return cudaSuccess;
@@ -195,8 +166,8 @@ cudaError_t reduce(void* scratch, std::size_t& scratch_bytes, const typename Op:
     return cudaGetLastError();
   }
   auto* partials = static_cast<typename Op::Acc*>(scratch);
-  const unsigned blocks = pass1_blocks<Op, Unroll, kEvenShare, Waves>(n);
-  reduce_pass1<Op, Unroll, kEvenShare>
+  const unsigned blocks = pass1_blocks<Op, Unroll>(n);
+  reduce_pass1<Op, Unroll>
       <<<blocks, kBlock, 0, stream>>>(in, n, red::split_for_vectors(in, n), partials, blocks == 1 ? result : nullptr);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess || blocks == 1) return e;
 
@@ -208,7 +179,7 @@ cudaError_t reduce(void* scratch, std::size_t& scratch_bytes, const typename Op:
   config.blockDim = dim3(kFinalBlock);
   config.stream = stream;
   config.attrs = &early_launch;
-  config.numAttrs = kEarlyLaunch && device_limits<Op, Unroll, kEvenShare, Waves>().programmatic ? 1 : 0;
+  config.numAttrs = kEarlyLaunch && device_limits<Op, Unroll>().programmatic ? 1 : 0;
   return cudaLaunchKernelEx(&config, reduce_pass2<Op>, static_cast<const typename Op::Acc*>(partials), blocks, result);
 }
 
@@ -240,7 +211,7 @@ using SupportedTypes = red::Types<float, double, __half, __nv_bfloat16, std::int
 
 // chapter() is the lesson's; the other variants exist for the benchmark (early launch off, other
 // unroll depths) and for the tests that hold them to the same answers.
-template <bool kEarlyLaunch, unsigned Unroll = kUnroll, bool kEvenShare = false, unsigned Waves = 1>
+template <bool kEarlyLaunch, unsigned Unroll = kUnroll>
 const red::Chapter& chapter_with() {
   static const red::Chapter ch = red::make_chapter<SupportedOps, SupportedTypes>(
       "07_two_pass",
@@ -248,21 +219,20 @@ const red::Chapter& chapter_with() {
       "deterministic; every op and dtype",
       [](auto op, std::size_t n) {
         std::size_t bytes = 0;
-        CUDA_CHECK((reduce<red::op_t<decltype(op)>, kEarlyLaunch, Unroll, kEvenShare, Waves>(nullptr, bytes, nullptr, n,
-                                                                                             nullptr, nullptr)));
+        CUDA_CHECK(
+            (reduce<red::op_t<decltype(op)>, kEarlyLaunch, Unroll>(nullptr, bytes, nullptr, n, nullptr, nullptr)));
         return bytes;
       },
       [](auto op, const red::ReduceCall& c) {
         using Op = red::op_t<decltype(op)>;
         std::size_t bytes = c.scratch_bytes;
-        const cudaError_t e = reduce<Op, kEarlyLaunch, Unroll, kEvenShare, Waves>(
+        const cudaError_t e = reduce<Op, kEarlyLaunch, Unroll>(
             c.scratch, bytes, static_cast<const typename Op::In*>(c.input), c.n, c.output, c.stream);
         CUDA_CHECK(e);
       },
       deepest_sum_depth<Unroll>,
       (std::string(kEarlyLaunch ? "reduce_two_pass" : "reduce_two_pass_plain_launch") +
-       (Unroll == kUnroll ? "" : "_unroll" + std::to_string(Unroll)) + (kEvenShare ? "_evenshare" : "") +
-       (Waves == 1 ? "" : "_waves" + std::to_string(Waves)))
+       (Unroll == kUnroll ? "" : "_unroll" + std::to_string(Unroll)))
           .c_str());
   return ch;
 }

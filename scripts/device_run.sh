@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The H200 verification of a change, cut into steps that each fit one 10-minute command on a lent
+# GPU machine (the machine keeps the build between commands issued back to back). Each step writes
+# its logs into OUT and packs them into OUT/<step>.tar.gz, one file to fetch.
+#
+#   scripts/device_run.sh STEP OUT
+#     tests      build for sm_90, every ctest entry (3 at a time), racecheck of block_reduce
+#     sanitizer  compute-sanitizer over every chapter program and op/dtype pair, the smoke run
+#                of every chapter program (scripts/smoke_programs.sh)
+#     bench      the whole benchmark suite and the charts (scripts/run_benchmarks.sh --no-setup)
+#     all        the three, in that order (about 15 minutes: too long for one lent command)
+#
+# The same steps run anywhere with an NVIDIA GPU, cmake, ninja, CLI11, doctest, Google Benchmark
+# and compute-sanitizer (scripts/setup.sh installs the packages).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+step=${1:?usage: scripts/device_run.sh tests|sanitizer|bench|all OUT}
+OUT=${2:?usage: scripts/device_run.sh tests|sanitizer|bench|all OUT}
+mkdir -p "$OUT"
+export BUILD_DIR=${BUILD_DIR:-build-sm90} CUDA_ARCHS=${CUDA_ARCHS:-90}
+[[ -d .deps/usr/lib/x86_64-linux-gnu ]] && export LD_LIBRARY_PATH="$PWD/.deps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
+rc=0
+
+pack() {  # name folder
+  tar -czf "$OUT/$1.tar.gz" -C "$2" . && echo "packed $OUT/$1.tar.gz"
+}
+
+if [[ $step == tests || $step == all ]]; then
+  scripts/gpu_check.sh "$OUT/tests" build tests || rc=1
+  pack tests "$OUT/tests"
+fi
+if [[ $step == sanitizer || $step == all ]]; then
+  [[ -x "$BUILD_DIR/bench/reduction_bench" ]] || scripts/gpu_check.sh "$OUT/sanitizer" build || exit 1
+  scripts/gpu_check.sh "$OUT/sanitizer" sanitizer || rc=1
+  scripts/smoke_programs.sh "$BUILD_DIR" >"$OUT/sanitizer/programs.txt" 2>&1 || rc=1
+  tail -1 "$OUT/sanitizer/programs.txt"
+  rm -f "$OUT/sanitizer/sanitizer_jobs.txt" "$OUT/sanitizer/build.log"
+  pack sanitizer "$OUT/sanitizer"
+fi
+if [[ $step == bench || $step == all ]]; then
+  scripts/run_benchmarks.sh --no-setup --out "$OUT/bench" >"$OUT/bench_run.log" 2>&1 || rc=1
+  tail -5 "$OUT/bench_run.log"
+  mv "$OUT/bench_run.log" "$OUT/bench/"
+  pack bench "$OUT/bench"
+fi
+exit $rc

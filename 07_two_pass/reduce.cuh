@@ -118,8 +118,9 @@ struct DeviceLimits {
   bool programmatic = false;  // sm_90+: pass 2 may be launched before pass 1 ends
 };
 
-// Asked once per (device, kernel) and remembered: launches then cost no extra API calls.
-template <class Op, unsigned Unroll = kUnroll>
+// For the pass-1 kernel kPass1 (kBlock threads per block). Asked once per (device, kernel) and
+// remembered: launches then cost no extra API calls. Chapter 08 uses it for its own pass 1.
+template <auto kPass1>
 DeviceLimits device_limits() {
   static std::mutex lock;
   static std::map<int, DeviceLimits> known;
@@ -131,7 +132,7 @@ DeviceLimits device_limits() {
   int sms = 0, major = 0, per_sm = 0;
   CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reduce_pass1<Op, Unroll>, kBlock, 0));
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kPass1, kBlock, 0));
   DeviceLimits limits;
   limits.max_blocks = static_cast<unsigned>(sms) * std::max(1u, std::min(kMaxBlocksPerSm, unsigned(per_sm)));
   limits.programmatic = major >= 9;
@@ -139,13 +140,40 @@ DeviceLimits device_limits() {
   return limits;
 }
 
-// Blocks for n elements: enough that each thread has at least one full loop trip, at most what
-// the GPU holds at once. Above about a million floats on the H200 it no longer grows with n.
+// Blocks for n elements: enough that each thread has at least one full loop trip (a block trip
+// covers per_block_trip elements), at most what the GPU holds at once. Above about a million
+// floats on the H200 it no longer grows with n.
+inline unsigned grid_for(std::size_t n, std::size_t per_block_trip, unsigned max_blocks) {
+  const std::size_t wanted = std::max<std::size_t>(1, red::ceil_div(n, per_block_trip));
+  return static_cast<unsigned>(std::min<std::size_t>(wanted, max_blocks));
+}
+
+template <class Op, unsigned Unroll = kUnroll>
+DeviceLimits limits_of() {
+  return device_limits<reduce_pass1<Op, Unroll>>();
+}
+
 template <class Op, unsigned Unroll = kUnroll>
 unsigned pass1_blocks(std::size_t n) {
-  const std::size_t per_block_trip = std::size_t{kBlock} * Unroll * red::Vector<typename Op::In>::kCount;
-  const std::size_t wanted = std::max<std::size_t>(1, red::ceil_div(n, per_block_trip));
-  return static_cast<unsigned>(std::min<std::size_t>(wanted, device_limits<Op, Unroll>().max_blocks));
+  return grid_for(n, std::size_t{kBlock} * Unroll * red::Vector<typename Op::In>::kCount,
+                  limits_of<Op, Unroll>().max_blocks);
+}
+
+// Pass 2 over `count` partials. With early = true (and sm_90+) it is launched with programmatic
+// dependent launch: it may start before pass 1 ends and waits for it inside.
+template <class Op>
+cudaError_t launch_pass2(const typename Op::Acc* partials, unsigned count, void* result, cudaStream_t stream,
+                         bool early) {
+  cudaLaunchAttribute early_launch{};
+  early_launch.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  early_launch.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(1);
+  config.blockDim = dim3(kFinalBlock);
+  config.stream = stream;
+  config.attrs = &early_launch;
+  config.numAttrs = early ? 1 : 0;
+  return cudaLaunchKernelEx(&config, reduce_pass2<Op>, partials, count, result);
 }
 
 // --- the API, CUB-style: call once with scratch == nullptr for the size, then again to reduce --
@@ -155,7 +183,8 @@ unsigned pass1_blocks(std::size_t n) {
 template <class Op, bool kEarlyLaunch = true, unsigned Unroll = kUnroll>
 cudaError_t reduce(void* scratch, std::size_t& scratch_bytes, const typename Op::In* in, std::size_t n, void* result,
                    cudaStream_t stream) {
-  const std::size_t needed = std::size_t{device_limits<Op, Unroll>().max_blocks} * sizeof(typename Op::Acc);
+  const DeviceLimits limits = limits_of<Op, Unroll>();
+  const std::size_t needed = std::size_t{limits.max_blocks} * sizeof(typename Op::Acc);
   if (scratch == nullptr) {
     scratch_bytes = needed;
     return cudaSuccess;
@@ -170,17 +199,7 @@ cudaError_t reduce(void* scratch, std::size_t& scratch_bytes, const typename Op:
   reduce_pass1<Op, Unroll>
       <<<blocks, kBlock, 0, stream>>>(in, n, red::split_for_vectors(in, n), partials, blocks == 1 ? result : nullptr);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess || blocks == 1) return e;
-
-  cudaLaunchAttribute early_launch{};
-  early_launch.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  early_launch.val.programmaticStreamSerializationAllowed = 1;
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(1);
-  config.blockDim = dim3(kFinalBlock);
-  config.stream = stream;
-  config.attrs = &early_launch;
-  config.numAttrs = kEarlyLaunch && device_limits<Op, Unroll>().programmatic ? 1 : 0;
-  return cudaLaunchKernelEx(&config, reduce_pass2<Op>, static_cast<const typename Op::Acc*>(partials), blocks, result);
+  return launch_pass2<Op>(partials, blocks, result, stream, kEarlyLaunch && limits.programmatic);
 }
 
 // --- the chapter contract --------------------------------------------------------------------
@@ -188,15 +207,17 @@ cudaError_t reduce(void* scratch, std::size_t& scratch_bytes, const typename Op:
 // Longest chain of additions: a thread's share (its even share, one more tile's Unroll vectors
 // where the tiles do not divide evenly, a last vector, head and tail), 5 + 3 tree levels in pass
 // 1's block, then pass 2's share and its tree.
-template <class Op, unsigned Unroll = kUnroll>
-std::size_t sum_depth(std::size_t n) {
+inline std::size_t two_pass_depth(std::size_t n, unsigned blocks, unsigned unroll, unsigned per_vector) {
   if (n == 0) return 0;
-  const unsigned blocks = pass1_blocks<Op, Unroll>(n);
-  const std::size_t pass1 = red::ceil_div(n, std::size_t{blocks} * kBlock) +
-                            (Unroll + 1) * red::Vector<typename Op::In>::kCount + 2 + 5 +
+  const std::size_t pass1 = red::ceil_div(n, std::size_t{blocks} * kBlock) + (unroll + 1) * per_vector + 2 + 5 +
                             red::ceil_log2(kBlock / red::kWarp);
   const std::size_t pass2 = red::ceil_div(blocks, kFinalBlock) + 5 + red::ceil_log2(kFinalBlock / red::kWarp);
   return pass1 + pass2;
+}
+
+template <class Op, unsigned Unroll = kUnroll>
+std::size_t sum_depth(std::size_t n) {
+  return n == 0 ? 0 : two_pass_depth(n, pass1_blocks<Op, Unroll>(n), Unroll, red::Vector<typename Op::In>::kCount);
 }
 
 // The deepest plan of any float type: 16-bit inputs pack 8 elements per vector, so they get the

@@ -27,6 +27,10 @@
 #if __has_include("07_two_pass/reduce.cuh")
 #include "07_two_pass/reduce.cuh"
 #endif
+#if __has_include("08_dot_product/reduce.cuh")
+#include "08_dot_product/baselines.cuh"
+#include "08_dot_product/reduce.cuh"
+#endif
 #if __has_include("09_cub_comparison/reduce.cuh")
 #include "09_cub_comparison/reduce.cuh"
 #endif
@@ -100,6 +104,22 @@ int main(int argc, char** argv) {
   }
 #endif
 
+#if __has_include("08_dot_product/reduce.cuh")
+  // Dot products: chapter 08's steps and the two library answers, grouped by (dtype, n). The
+  // 16-bit inputs run the main kernel and CUB only (cuBLAS's Sdot is f32).
+  for (DType t : {DType::f32, DType::f16, DType::bf16})
+    for (int log2n = 10; log2n <= 30; log2n += 2) {
+      const std::vector<bench::Case> at_n = {{Op::dot, t, std::size_t{1} << log2n}};
+      if (t == DType::f32) {
+        bench::register_chapter(ch08::chapter_step<ch08::Step::shared>(), at_n);
+        bench::register_chapter(ch08::chapter_step<ch08::Step::coarsened>(), at_n);
+        bench::register_chapter(ch08::chapter_step<ch08::Step::fma>(), at_n);
+        bench::register_chapter(ch08::cublas_sdot(), at_n);
+      }
+      bench::register_chapter(ch08::chapter(), at_n);
+      bench::register_chapter(ch08::cub_transform_reduce(), at_n);
+    }
+#endif
 #if __has_include("07_two_pass/reduce.cuh")
   // Chapter 07's sweep of the vectors each thread loads per trip (the lesson's is 4).
   for (int log2n : {24, 26, 28, 30}) {

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -85,15 +86,17 @@ std::string value_text(double v, std::int64_t iv, bool integer) {
 ParseResult parse_options(const Chapter& ch, const std::vector<std::string>& args, std::ostream& out,
                           std::ostream& err) {
   Options opt;
-  std::string n_text, dtype_text = "f32", op_text = "sum", dist_text = "normal", seed_text = "1", offset_text = "0",
-                      repeat_text = "20";
+  // The default op is sum, or the chapter's own when it has no sum (08: dot).
+  std::string n_text, dtype_text = "f32", dist_text = "normal", seed_text = "1", offset_text = "0", repeat_text = "20";
+  std::string op_text(ch.supports(Op::sum, DType::f32) || ch.support.empty() ? "sum" : name(ch.support.front().op));
   CLI::App app{ch.name + ": " + ch.summary, ch.name};
   app.add_option("--n", n_text, "number of elements (default 2^24, or the file's element count)");
   app.add_option("--dtype", dtype_text, "element type: f16 bf16 f32 f64 u8 i32 i64 (default f32)");
-  app.add_option("--op", op_text, "operator: sum max min argmax (default sum)");
+  app.add_option("--op", op_text, "operator: sum max min argmax dot (default " + op_text + ")");
   app.add_option("--dist", dist_text, "generated input: uniform normal ints constant signs negative (default normal)");
   app.add_option("--seed", seed_text, "seed of the generated input (default 1)");
   app.add_option("--input", opt.input_file, "raw little-endian array of the dtype to reduce instead of generated data");
+  app.add_option("--input2", opt.input2_file, "dot only: the second vector, a raw file like --input");
   app.add_option("--offset", offset_text, "start the data K elements past an aligned allocation (0-255)");
   app.add_option("--repeat", repeat_text, "timed repetitions; the median is reported (default 20)");
   app.add_flag("--json", opt.json, "print one JSON object on one line");
@@ -135,12 +138,22 @@ ParseResult parse_options(const Chapter& ch, const std::vector<std::string>& arg
     opt.repeat = static_cast<int>(repeat);
     opt.n_given = !n_text.empty();
     if (opt.n_given) opt.n = parse_count("--n", n_text);
-    if (!opt.input_file.empty()) {
-      std::size_t available = raw_element_count(opt.input_file, opt.dtype);  // throws on a bad file
+    if (opt.op != Op::dot && !opt.input2_file.empty())
+      throw UsageError("--input2: only a dot product reads a second vector (--op dot)");
+    if (opt.op == Op::dot && opt.input_file.empty() != opt.input2_file.empty())
+      throw UsageError("--op dot reads two vectors: give both --input and --input2, or neither");
+    std::size_t first_count = 0;
+    for (const std::string* file : {&opt.input_file, &opt.input2_file}) {
+      if (file->empty()) continue;
+      const std::size_t available = raw_element_count(*file, opt.dtype);  // throws on a bad file
+      if (file == &opt.input_file) first_count = available;
+      if (!opt.n_given && available != first_count)
+        throw UsageError("--input2: '" + *file + "' holds " + std::to_string(available) + " elements, '" +
+                         opt.input_file + "' " + std::to_string(first_count) + "; pass --n to use a common prefix");
       if (!opt.n_given) opt.n = available;
       if (opt.n > available)
         throw UsageError("--n: " + std::to_string(opt.n) + " is beyond the " + std::to_string(available) +
-                         " elements in '" + opt.input_file + "'");
+                         " elements in '" + *file + "'");
     }
     if (opt.n > (std::numeric_limits<std::size_t>::max() >> 4))
       throw UsageError("--n: " + std::to_string(opt.n) + " elements cannot be addressed");
@@ -154,9 +167,10 @@ ParseResult parse_options(const Chapter& ch, const std::vector<std::string>& arg
 int run_chapter(const Chapter& ch, const Options& opt, std::ostream& out, std::ostream& err) {
   const DeviceInfo dev = query_device();  // throws NoGpuError without a GPU
   const std::size_t elem = size_of(opt.dtype);
-  const bool resident = l2_resident(opt.n * elem, dev);
+  const std::size_t vectors = opt.op == Op::dot ? 2 : 1;
+  const bool resident = l2_resident(vectors * opt.n * elem, dev);
 
-  const double device_bytes = static_cast<double>((opt.offset + opt.n) * elem) +
+  const double device_bytes = static_cast<double>(vectors * (opt.offset + opt.n) * elem) +
                               ch.scratch_bytes(opt.op, opt.dtype, opt.n) + kResultBytes +
                               (resident ? 2.0 * dev.l2_bytes : 0.0);
   if (device_bytes > static_cast<double>(dev.free_memory)) {
@@ -165,7 +179,7 @@ int run_chapter(const Chapter& ch, const Options& opt, std::ostream& out, std::o
         << gb(static_cast<double>(dev.free_memory)) << " free\n";
     return kExitUsage;
   }
-  const double host_bytes = 1.0 * opt.n * elem;
+  const double host_bytes = 1.0 * vectors * opt.n * elem;
   if (host_bytes > 0.9 * static_cast<double>(host_available_bytes())) {
     err << ch.name << ": error: n = " << opt.n << " needs " << gb(host_bytes) << " of host memory for the input; "
         << gb(static_cast<double>(host_available_bytes())) << " is available\n";
@@ -174,13 +188,18 @@ int run_chapter(const Chapter& ch, const Options& opt, std::ostream& out, std::o
 
   HostArray host = opt.input_file.empty() ? generate(opt.dtype, opt.n, opt.dist, opt.seed)
                                           : load_raw(opt.input_file, opt.dtype, opt.n);
+  HostArray host2;
+  if (opt.op == Op::dot)
+    host2 = opt.input2_file.empty() ? generate(opt.dtype, opt.n, opt.dist, opt.seed + 1)
+                                    : load_raw(opt.input2_file, opt.dtype, opt.n);
   DeviceInput in = upload(host, opt.offset);
+  DeviceInput in2 = opt.op == Op::dot ? upload(host2, opt.offset) : DeviceInput{};
   Workspace ws(ch, opt.op, opt.dtype, opt.n);
   cudaStream_t stream = nullptr;
-  ReduceCall call = make_call(opt.op, opt.dtype, in.data, opt.n, ws, stream);
+  ReduceCall call = make_call(opt.op, opt.dtype, in.data, opt.n, ws, stream, in2.data);
 
   const DeviceResult got = decode_result(run_once(ch, call, ws), opt.dtype, opt.op);
-  const Reference ref = reference(host, opt.op);
+  const Reference ref = opt.op == Op::dot ? reference_dot(host, host2) : reference(host, opt.op);
   const CheckOutcome chk = check(ref, got, opt.dtype, opt.op, ch.sum_depth(opt.n));
 
   std::optional<L2Scrubber> scrubber;
@@ -197,7 +216,7 @@ int run_chapter(const Chapter& ch, const Options& opt, std::ostream& out, std::o
   CUDA_CHECK_LAUNCH();
 
   const double bytes =
-      static_cast<double>(opt.n * elem) + static_cast<double>(size_of(result_dtype(opt.dtype, opt.op)));
+      static_cast<double>(vectors * opt.n * elem) + static_cast<double>(size_of(result_dtype(opt.dtype, opt.op)));
   const double gbps = t.median_us > 0 ? bytes / (t.median_us * 1e3) : 0.0;
   const double pct = dev.dram_gbps > 0 ? 100.0 * gbps / dev.dram_gbps : 0.0;
   const bool integer = !is_floating(result_dtype(opt.dtype, opt.op));
@@ -219,7 +238,7 @@ int run_chapter(const Chapter& ch, const Options& opt, std::ostream& out, std::o
     out << "chapter    " << ch.name << "\n";
     out << "input      n = " << opt.n << ", " << name(opt.dtype) << ", "
         << (opt.input_file.empty() ? "dist " + std::string(name(opt.dist)) + ", seed " + std::to_string(opt.seed)
-                                   : "file " + opt.input_file)
+                                   : "file " + opt.input_file + (opt.op == Op::dot ? " and " + opt.input2_file : ""))
         << ", offset " << opt.offset << "\n";
     out << "op         " << name(opt.op) << "\n";
     out << "result     " << value_text(got.value, got.ivalue, integer)

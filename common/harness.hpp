@@ -39,6 +39,7 @@ struct Options {
   Dist dist = Dist::normal;
   std::uint64_t seed = 1;
   std::string input_file;
+  std::string input2_file;  // dot: the second vector (generated with seed + 1 when not given)
   std::size_t offset = 0;
   int repeat = 20;
   bool json = false;

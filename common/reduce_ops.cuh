@@ -201,6 +201,19 @@ struct ArgMax {
   }
 };
 
+// Dot product of two vectors: the sum of a_i * b_i, accumulated like Sum (floats in float, f64
+// in double). The chapter's kernels form the products themselves (plainly or with fmaf); as an
+// operator on partial results Dot is a Sum.
+template <class T>
+struct Dot {
+  using In = T;
+  using Acc = widen_t<T>;
+  static constexpr Op op = Op::dot;
+  __host__ __device__ static Acc identity() { return Acc(0); }
+  __device__ static Acc combine(Acc a, Acc b) { return a + b; }
+  __device__ static void store(void* out, Acc a) { *static_cast<Acc*>(out) = a; }
+};
+
 // --- dispatch: runtime (op, dtype) -> the operator type a kernel is instantiated for ---------
 
 template <class... Ts>

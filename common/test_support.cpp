@@ -30,15 +30,17 @@ std::uint64_t fresh_seed() {
   return next++;
 }
 
-Outcome run_checked(const Chapter& ch, Op op, const HostArray& input, std::size_t offset) {
+Outcome run_checked(const Chapter& ch, Op op, const HostArray& input, std::size_t offset, const HostArray* second) {
   INFO(ch.name, " op=", std::string(name(op)), " dtype=", std::string(name(input.dtype)), " n=", input.n,
        " offset=", offset);
+  REQUIRE((op == Op::dot) == (second != nullptr));
   DeviceInput in = upload(input, offset);
+  DeviceInput in2 = second ? upload(*second, offset) : DeviceInput{};
   Workspace ws(ch, op, input.dtype, input.n);
-  ReduceCall call = make_call(op, input.dtype, in.data, input.n, ws, nullptr);
+  ReduceCall call = make_call(op, input.dtype, in.data, input.n, ws, nullptr, in2.data);
   Outcome o;
   o.got = decode_result(run_once(ch, call, ws), input.dtype, op);
-  o.ref = reference(input, op);
+  o.ref = second ? reference_dot(input, *second) : reference(input, op);
   o.check = check(o.ref, o.got, input.dtype, op, ch.sum_depth(input.n));
   INFO("result=", o.got.value, " (int ", o.got.ivalue, ", index ", o.got.index, ") reference=", o.ref.value, " (int ",
        o.ref.ivalue, ", index ", o.ref.index, ") error=", o.check.abs_error, " bound=", o.check.bound, " ",
@@ -47,15 +49,20 @@ Outcome run_checked(const Chapter& ch, Op op, const HostArray& input, std::size_
   // The contract says the input is never written.
   HostArray after = download(in, input.dtype);
   CHECK(std::memcmp(after.data(), input.data(), input.size_bytes()) == 0);
+  if (second) CHECK(std::memcmp(download(in2, input.dtype).data(), second->data(), second->size_bytes()) == 0);
   return o;
 }
 
 void check_sizes(const Chapter& ch, Op op, DType t, const std::vector<std::size_t>& sizes, Dist dist) {
   for (std::size_t n : sizes) {
-    Outcome o = run_checked(ch, op, generate(t, n, dist, fresh_seed()), 0);
+    const HostArray a = generate(t, n, dist, fresh_seed());
+    const HostArray b = op == Op::dot ? generate(t, n, dist, fresh_seed()) : HostArray{};
+    Outcome o = run_checked(ch, op, a, 0, op == Op::dot ? &b : nullptr);
     // Small integers below 2^24 in magnitude add exactly in float, in any order: the bound
     // is not needed, and a lost or doubled element cannot hide inside it.
     if (dist == Dist::ints && op == Op::sum && n * 8 < (std::size_t{1} << 24)) CHECK(o.got.value == o.ref.value);
+    // The same for products of such integers (at most 64 each).
+    if (dist == Dist::ints && op == Op::dot && n * 64 < (std::size_t{1} << 24)) CHECK(o.got.value == o.ref.value);
   }
 }
 
@@ -71,10 +78,38 @@ void check_support_matrix(const Chapter& ch, std::initializer_list<std::size_t> 
   }
 }
 
+namespace {
+// Dot products: the empty input gives 0; a NaN in either vector gives NaN; inf times a positive
+// number gives inf; inf times 0 gives NaN.
+void check_dot_special_values(const Chapter& ch, DType t) {
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  const HostArray empty(t, 0);
+  Outcome o = run_checked(ch, Op::dot, empty, 0, &empty);
+  CHECK(o.got.value == 0);
+  const std::size_t n = 100'003;
+  for (std::size_t pos : {std::size_t{0}, n / 2, n - 1})
+    for (int which = 0; which < 2; ++which) {
+      HostArray a = generate(t, n, Dist::normal, fresh_seed()), b = generate(t, n, Dist::normal, fresh_seed());
+      (which ? b : a).set(pos, nan);
+      CHECK(std::isnan(run_checked(ch, Op::dot, a, 0, &b).got.value));
+    }
+  HostArray a = generate(t, n, Dist::uniform, fresh_seed()), b = generate(t, n, Dist::uniform, fresh_seed());
+  a.set(n / 3, inf);
+  b.set(n / 3, 1.0);
+  CHECK(run_checked(ch, Op::dot, a, 0, &b).got.value == inf);
+  b.set(n / 3, 0.0);
+  CHECK(std::isnan(run_checked(ch, Op::dot, a, 0, &b).got.value));
+}
+}  // namespace
+
 void check_special_values(const Chapter& ch) {
   const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
   for (const OpDType& p : ch.support) {
     INFO(ch.name, " op=", std::string(name(p.op)), " dtype=", std::string(name(p.dtype)));
+    if (p.op == Op::dot) {
+      check_dot_special_values(ch, p.dtype);
+      continue;
+    }
     // Empty input: the identity (argmax: index -1).
     run_checked(ch, p.op, HostArray(p.dtype, 0));
     if (!is_floating(p.dtype)) continue;
@@ -109,15 +144,18 @@ void check_repeated_calls(const Chapter& ch, Op op, DType t, std::size_t n) {
   for (int rep = 0; rep < 10; ++rep) {
     // Alternate the sign so a stale partial from the previous call would be far off.
     HostArray host = generate(t, n, rep % 2 ? Dist::negative : Dist::uniform, fresh_seed());
+    HostArray host2 = op == Op::dot ? generate(t, n, Dist::uniform, fresh_seed()) : HostArray{};
     DeviceInput in = upload(host);
-    ReduceCall call = make_call(op, t, in.data, n, ws, nullptr);
+    DeviceInput in2 = op == Op::dot ? upload(host2) : DeviceInput{};
+    ReduceCall call = make_call(op, t, in.data, n, ws, nullptr, in2.data);
     ch.launch(call);  // no poisoning between calls: the chapter must not depend on it
     CUDA_CHECK_LAUNCH();
     CUDA_CHECK(cudaDeviceSynchronize());
     RawResult raw{};
     ws.output.download(raw.data(), raw.size());
     DeviceResult got = decode_result(raw, t, op);
-    CheckOutcome c = check(reference(host, op), got, t, op, ch.sum_depth(n));
+    const Reference ref = op == Op::dot ? reference_dot(host, host2) : reference(host, op);
+    CheckOutcome c = check(ref, got, t, op, ch.sum_depth(n));
     INFO("call ", rep, ": ", c.why, " error=", c.abs_error, " bound=", c.bound);
     CHECK(c.passed);
   }
@@ -153,21 +191,33 @@ void check_integer_overflow(const Chapter& ch) {
 void check_misaligned_starts(const Chapter& ch) {
   // f32 sum everywhere; where supported, dtypes with 2, 8 and 16 elements per 16-byte vector and
   // an argmax (its indices count from the caller's pointer, not from the aligned address).
-  const OpDType cases[] = {{Op::sum, DType::f32},  {Op::argmax, DType::f32}, {Op::sum, DType::f64},
-                           {Op::sum, DType::f16},  {Op::max, DType::bf16},   {Op::sum, DType::u8},
-                           {Op::argmax, DType::u8}};
+  const OpDType cases[] = {{Op::sum, DType::f32},   {Op::argmax, DType::f32}, {Op::sum, DType::f64},
+                           {Op::sum, DType::f16},   {Op::max, DType::bf16},   {Op::sum, DType::u8},
+                           {Op::argmax, DType::u8}, {Op::dot, DType::f32},    {Op::dot, DType::bf16}};
   for (const OpDType& p : cases) {
     if (!ch.supports(p.op, p.dtype)) continue;
     for (std::size_t offset = 1; offset <= 7; ++offset)
-      for (std::size_t n : {std::size_t{3}, std::size_t{100'003}})
-        run_checked(ch, p.op, generate(p.dtype, n, Dist::normal, fresh_seed()), offset);
+      for (std::size_t n : {std::size_t{3}, std::size_t{100'003}}) {
+        const HostArray a = generate(p.dtype, n, Dist::normal, fresh_seed());
+        const HostArray b = p.op == Op::dot ? generate(p.dtype, n, Dist::normal, fresh_seed()) : HostArray{};
+        run_checked(ch, p.op, a, offset, p.op == Op::dot ? &b : nullptr);
+      }
   }
 }
 
 void check_above_2_31(const Chapter& ch) {
-  std::size_t n = size_above_2_31(sizeof(float));
+  std::size_t n = size_above_2_31(ch.supports(Op::dot, DType::f32) ? 2 * sizeof(float) : sizeof(float));
   if (n == 0) {
     MESSAGE("skipped: the device has too little free memory for 2^31 + 7 floats (and a copy)");
+    return;
+  }
+  if (ch.supports(Op::dot, DType::f32)) {
+    // A dot product of small integers with ones: every partial sum stays exact.
+    HostArray ones(DType::f32, n);
+    for (std::size_t i = 0; i < n; ++i) ones.set(i, 1.0);
+    const HostArray ints = generate(DType::f32, n, Dist::ints, fresh_seed());
+    Outcome o = run_checked(ch, Op::dot, ints, 0, &ones);
+    CHECK(o.got.value == o.ref.value);
     return;
   }
   // Small integers keep every partial sum exact, so a single lost element would show.

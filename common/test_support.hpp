@@ -35,8 +35,10 @@ struct Outcome {
 };
 
 // Runs the chapter once on `input` (placed `offset` elements past an aligned start) and checks it.
-// The doctest assertions inside name the chapter, op, dtype and n when they fail.
-Outcome run_checked(const Chapter& ch, Op op, const HostArray& input, std::size_t offset = 0);
+// The doctest assertions inside name the chapter, op, dtype and n when they fail. A dot product
+// reads `second` as its other vector (same dtype, length and offset).
+Outcome run_checked(const Chapter& ch, Op op, const HostArray& input, std::size_t offset = 0,
+                    const HostArray* second = nullptr);
 
 // run_checked over every size, with fresh data of `dist` for each (sums of Dist::ints: exact).
 void check_sizes(const Chapter& ch, Op op, DType t, const std::vector<std::size_t>& sizes, Dist dist = Dist::normal);

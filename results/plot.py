@@ -86,7 +86,9 @@ def parse_benchmark_name(name):
 def baseline_for(op, dtype):
     """The (chapter, kernel) a row is compared with in ratio_to_cub."""
     if op == "dot":
-        return DOT_CHAPTER, "cublas_sdot"  # the library answer to a dot product is cuBLAS
+        # The library answer to an f32 dot product is cuBLAS; for 16-bit inputs with an f32
+        # result, which cuBLAS's Sdot does not take, CUB's TransformReduce of the products.
+        return DOT_CHAPTER, "cublas_sdot" if dtype == "f32" else "cub_transform_reduce"
     if op == "sum" and dtype in ("f16", "bf16"):
         # The chapters sum half-precision inputs in f32; CUB's counterpart that also converts
         # each element before adding is TransformReduce, not a plain Sum over half values.

@@ -56,9 +56,9 @@ if ! wants sanitizer; then
 fi
 
 echo "== compute-sanitizer"
-# The tile boundaries: 512 elements for chapters 01-04, 8192 for 05 and 06, 16384 for 07 (past
-# it even u8 inputs take two blocks and the second pass), CUB's own beyond that.
-tile_of() { case $1 in 05_* | 06_*) echo 8192 ;; 07_*) echo 16384 ;; 09_*) echo 65536 ;; *) echo 512 ;; esac; }
+# The tile boundaries: 512 elements for chapters 01-04, 8192 for 05 and 06, 16384 for 07 and 08
+# (past it even u8 inputs take two blocks and the second pass), CUB's own beyond that.
+tile_of() { case $1 in 05_* | 06_*) echo 8192 ;; 07_* | 08_*) echo 16384 ;; 09_*) echo 65536 ;; *) echo 512 ;; esac; }
 jobs_file="$LOG_DIR/sanitizer_jobs.txt"
 : >"$jobs_file"
 for bin in "$BUILD_DIR"/[0-9][0-9]_*/[0-9][0-9]_*; do
@@ -78,9 +78,22 @@ for bin in "$BUILD_DIR"/[0-9][0-9]_*/[0-9][0-9]_*; do
     done
   done
 done
-run_one() {  # tool binary op dtype n
+# A chapter program runs its main kernel only. Chapter 08's other steps (dot_shared,
+# dot_coarsened, dot_fma) and its library baselines run through its test binary's special-value
+# case (up to 100,003 elements each).
+steps_test="$BUILD_DIR/08_dot_product/08_dot_product_test"
+if [[ -x "$steps_test" && ( -z "${SANITIZE_ONLY:-}" || " $SANITIZE_ONLY " == *" 08_"* ) ]]; then
+  for tool in memcheck racecheck synccheck initcheck; do
+    echo "$tool $steps_test test-case *NaN* 0" >>"$jobs_file"
+  done
+fi
+run_one() {  # tool binary op dtype n   (or: tool test-binary test-case PATTERN 0)
   local log
-  log=$(compute-sanitizer --tool "$1" --error-exitcode 99 "$2" --op "$3" --dtype "$4" --n "$5" --repeat 1 2>&1)
+  if [[ $3 == test-case ]]; then
+    log=$(compute-sanitizer --tool "$1" --error-exitcode 99 "$2" -tc="$4" 2>&1)
+  else
+    log=$(compute-sanitizer --tool "$1" --error-exitcode 99 "$2" --op "$3" --dtype "$4" --n "$5" --repeat 1 2>&1)
+  fi
   local rc=$?
   local summary
   summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" <<<"$log" | tail -1)

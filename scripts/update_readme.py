@@ -44,7 +44,8 @@ BEGIN = "<!-- results:begin -->"
 END = "<!-- results:end -->"
 
 # The chapter tables: which (op, dtype) sections, and at which sizes (those bench.csv has).
-CHAPTER_SECTIONS = [("sum", "f32"), ("max", "f32"), ("argmax", "f32"), ("sum", "f16"), ("sum", "bf16")]
+CHAPTER_SECTIONS = [("sum", "f32"), ("max", "f32"), ("argmax", "f32"), ("sum", "f16"), ("sum", "bf16"),
+                    ("dot", "f32"), ("dot", "f16"), ("dot", "bf16")]
 CHAPTER_SIZES = [2 ** 20, 2 ** 24, 2 ** 26, 2 ** 28, 2 ** 30]
 SMALL_SIZES = [2 ** k for k in range(10, 23, 2)]
 SMALL_N_FROM_CHAPTER = 6  # chapters before 06 are far from launch-bound limits; their tables suffice
@@ -302,7 +303,11 @@ def build_chapter_section(chapter_dir, results_dir):
              + " (> 1: this chapter is faster).", ""]
     tables = 0
     for op, dtype in CHAPTER_SECTIONS:
-        for kernel in main_kernels(plot.select(mine, op, dtype), chapter):
+        kernels = main_kernels(plot.select(mine, op, dtype), chapter)
+        own = [k for k in kernels if not plot.is_baseline(k)]
+        # Library rows measured inside a chapter (08's cuBLAS) are the yardstick of its tables,
+        # not tables of their own; a chapter of library rows only (09) shows them.
+        for kernel in own or kernels:
             table = chapter_table(rows, chapter, kernel, op, dtype, previous)
             if table:
                 lines += [f"**{dtype} {op}**, `{kernel}`", ""] + table + ["", below, ""]

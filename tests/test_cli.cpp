@@ -125,3 +125,45 @@ TEST_CASE("no GPU: exit 3 with a clear message; with a GPU, n too large for its 
     CHECK(r.err.find("of device memory") != std::string::npos);
   }
 }
+
+namespace {
+const Chapter& fake_dot_chapter() {
+  static const Chapter ch{
+      "00_fake_dot",
+      "a stand-in dot-product chapter for the command-line tests",
+      all_of({Op::dot}, {DType::f32}),
+      [](Op, DType, std::size_t) { return std::size_t{0}; },
+      [](const ReduceCall&) { throw std::logic_error("a refused request reached the launcher"); },
+      [](std::size_t n) { return n; },
+      [](Op, DType) { return std::string("none"); },
+  };
+  return ch;
+}
+}  // namespace
+
+TEST_CASE("dot: the second vector") {
+  std::ostringstream out, err;
+  const std::string ten = write_file("red_cli_dot10.bin", 40), ten_b = write_file("red_cli_dot10b.bin", 40),
+                    twelve = write_file("red_cli_dot12.bin", 48);
+  // --input2 belongs to a dot product only.
+  refused({"--input", ten, "--input2", ten_b}, "only a dot product reads a second vector");
+  auto dot_refused = [&](std::vector<std::string> args, const std::string& message) {
+    std::ostringstream o, e;
+    int code = chapter_main(fake_dot_chapter(), args, o, e);
+    INFO("stderr: ", e.str());
+    CHECK(code == kExitUsage);
+    CHECK(e.str().find(message) != std::string::npos);
+  };
+  dot_refused({"--op", "dot", "--input", ten}, "give both --input and --input2, or neither");
+  dot_refused({"--op", "dot", "--input2", ten}, "give both --input and --input2, or neither");
+  dot_refused({"--op", "dot", "--input", ten, "--input2", twelve}, "holds 12 elements");
+  dot_refused({"--op", "dot", "--input", twelve, "--input2", ten, "--n", "11"}, "beyond the 10 elements");
+  // Equal lengths, or a common prefix by --n, parse.
+  ParseResult p = parse_options(fake_dot_chapter(), {"--op", "dot", "--input", ten, "--input2", ten_b}, out, err);
+  REQUIRE(p.options.has_value());
+  CHECK(p.options->n == 10);
+  p = parse_options(fake_dot_chapter(), {"--op", "dot", "--input", twelve, "--input2", ten, "--n", "9"}, out, err);
+  REQUIRE(p.options.has_value());
+  CHECK(p.options->n == 9);
+  for (const auto& f : {ten, ten_b, twelve}) std::filesystem::remove(f);
+}

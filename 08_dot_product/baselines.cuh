@@ -1,0 +1,102 @@
+// The library answers to a dot product, measured beside chapter 08's kernels in the same run:
+//   cublas_sdot           cublasSdot_64 (f32), result written to device memory
+//   cub_transform_reduce  cub::DeviceReduce::TransformReduce over the indices 0..n-1, each mapped to
+//                         float(a_i) * float(b_i), summed in float (f32, f16, bf16)
+// Both are library calls with their own accumulation order; neither promises bitwise reproducible
+// results across library versions. cuBLAS may keep a workspace of its own.
+#pragma once
+
+#include <cublas_v2.h>
+#include <thrust/iterator/counting_iterator.h>
+
+#include <cub/device/device_reduce.cuh>
+#include <cuda/functional>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+
+#include "chapter_builder.cuh"
+#include "multipass.cuh"
+#include "reduce_ops.cuh"
+
+namespace ch08 {
+
+inline void check_cublas(cublasStatus_t status, const char* what) {
+  if (status != CUBLAS_STATUS_SUCCESS)
+    throw std::runtime_error(std::string(what) + ": " + cublasGetStatusString(status));
+}
+
+// One handle per device, made on first use and kept for the life of the program.
+inline cublasHandle_t cublas_handle() {
+  static std::mutex lock;
+  static std::map<int, cublasHandle_t> handles;
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  std::lock_guard<std::mutex> guard(lock);
+  auto it = handles.find(device);
+  if (it != handles.end()) return it->second;
+  cublasHandle_t h = nullptr;
+  check_cublas(cublasCreate(&h), "cublasCreate");
+  check_cublas(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_DEVICE), "cublasSetPointerMode");
+  handles[device] = h;
+  return h;
+}
+
+inline void launch_cublas_sdot(const red::ReduceCall& c) {
+  if (c.n == 0) return red::launch_store_identity<red::Dot<float>>(c.output, c.stream);
+  cublasHandle_t h = cublas_handle();
+  check_cublas(cublasSetStream(h, c.stream), "cublasSetStream");
+  check_cublas(cublasSdot_64(h, static_cast<std::int64_t>(c.n), static_cast<const float*>(c.input), 1,
+                             static_cast<const float*>(c.input2), 1, static_cast<float*>(c.output)),
+               "cublasSdot_64");
+}
+
+template <class T>
+struct ProductAt {
+  const T* a;
+  const T* b;
+  __host__ __device__ float operator()(long long i) const { return red::to_wide(a[i]) * red::to_wide(b[i]); }
+};
+
+template <class T>
+cudaError_t cub_dot(void* temp, std::size_t& temp_bytes, const red::ReduceCall& c) {
+  return cub::DeviceReduce::TransformReduce(
+      temp, temp_bytes, thrust::counting_iterator<long long>(0), static_cast<float*>(c.output),
+      static_cast<std::int64_t>(c.n), cuda::std::plus<float>{},
+      ProductAt<T>{static_cast<const T*>(c.input), static_cast<const T*>(c.input2)}, 0.0f, c.stream);
+}
+
+template <class T>
+std::size_t cub_dot_scratch(std::size_t n) {
+  red::ReduceCall probe;
+  probe.n = n;
+  std::size_t bytes = 0;
+  CUDA_CHECK(cub_dot<T>(nullptr, bytes, probe));
+  return bytes;
+}
+
+inline const red::Chapter& cublas_sdot() {
+  static const red::Chapter ch = red::make_chapter<red::Ops<red::Dot>, red::Types<float>>(
+      "08_dot_product", "cublasSdot_64 (f32), the library baseline", [](auto, std::size_t) { return std::size_t{0}; },
+      [](auto, const red::ReduceCall& c) { launch_cublas_sdot(c); },
+      // cuBLAS's order of additions is its own: n - 1 holds for any order.
+      [](std::size_t n) { return n > 0 ? n - 1 : 0; }, "cublas_sdot");
+  return ch;
+}
+
+inline const red::Chapter& cub_transform_reduce() {
+  static const red::Chapter ch = red::make_chapter<red::Ops<red::Dot>, red::Types<float, __half, __nv_bfloat16>>(
+      "08_dot_product", "cub::DeviceReduce::TransformReduce of a_i * b_i in float",
+      [](auto op, std::size_t n) { return cub_dot_scratch<typename red::op_t<decltype(op)>::In>(n); },
+      [](auto op, const red::ReduceCall& c) {
+        using T = typename red::op_t<decltype(op)>::In;
+        if (c.n == 0) return red::launch_store_identity<red::Dot<T>>(c.output, c.stream);
+        std::size_t bytes = c.scratch_bytes;
+        CUDA_CHECK(cub_dot<T>(c.scratch, bytes, c));
+      },
+      [](std::size_t n) { return n > 0 ? n - 1 : 0; }, "cub_transform_reduce");
+  return ch;
+}
+
+}  // namespace ch08

@@ -1,13 +1,83 @@
+#include <cmath>
+#include <limits>
+#include <set>
+#include <vector>
+
 #include "reduce.cuh"
 #include "test_support.hpp"
 
 using namespace red;
 
-// Full chapter tests (NaN semantics, every dtype) come with the chapter's lesson; for now the CUB
-// baseline the benchmark compares against is checked over the shared size matrix.
-TEST_CASE("09_cub_comparison: shared size matrix for the baseline the benchmark uses") {
-  for (Op op : {Op::sum, Op::max, Op::min, Op::argmax})
-    test::check_sizes(ch09::chapter(), op, DType::f32, test::shared_sizes({1u << 20}), Dist::normal);
-  test::check_sizes(ch09::chapter(), Op::sum, DType::f16, test::shared_sizes({}), Dist::normal);
-  test::check_sizes(ch09::chapter(), Op::sum, DType::bf16, test::shared_sizes({}), Dist::normal);
+TEST_CASE("09_cub_comparison: shared size matrix, every op and dtype it wraps") {
+  // CUB's tiles: 256 threads x 16 items = 4096 on sm_90 (the single-tile limit), and 5 blocks per
+  // resident block slot beyond that.
+  test::check_support_matrix(ch09::chapter(), {4096, std::size_t{1} << 20});
+}
+
+TEST_CASE("09_cub_comparison: NaN and the empty input") {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (const OpDType& p : ch09::chapter().support) {
+    test::run_checked(ch09::chapter(), p.op, HostArray(p.dtype, 0));  // our identity, see reduce.cuh
+    if (p.op != Op::sum) continue;
+    for (std::size_t pos : {std::size_t{0}, std::size_t{50'001}, std::size_t{100'002}}) {
+      HostArray a = generate(p.dtype, 100'003, Dist::normal, test::fresh_seed());
+      a.set(pos, nan);
+      CHECK(std::isnan(test::run_checked(ch09::chapter(), p.op, a).got.value));  // IEEE addition, any order
+    }
+  }
+  // Max and Min promise nothing about NaN: cuda::maximum is (a < b) ? b : a, so a NaN survives
+  // only where it sits on the left of every comparison. Reported, not asserted.
+  for (std::size_t pos : {std::size_t{0}, std::size_t{50'001}, std::size_t{100'002}}) {
+    HostArray a = generate(DType::f32, 100'003, Dist::normal, test::fresh_seed());
+    a.set(pos, nan);
+    DeviceInput in = upload(a);
+    Workspace ws(ch09::chapter(), Op::max, DType::f32, a.n);
+    const DeviceResult got = decode_result(
+        run_once(ch09::chapter(), make_call(Op::max, DType::f32, in.data, a.n, ws, nullptr), ws), DType::f32, Op::max);
+    MESSAGE("cub::DeviceReduce::Max with a NaN at index ", pos, " of 100003: ", got.value);
+  }
+}
+
+TEST_CASE("09_cub_comparison: repeated calls, misaligned starts, more than 2^31 elements") {
+  for (Op op : {Op::sum, Op::max, Op::argmax}) test::check_repeated_calls(ch09::chapter(), op, DType::f32, 300'001);
+  test::check_misaligned_starts(ch09::chapter());
+  test::check_above_2_31(ch09::chapter());
+}
+
+TEST_CASE("09_cub_comparison: the two-phase API is run-to-run deterministic, as documented") {
+  const std::size_t n = (1 << 24) + 3;
+  HostArray a = generate(DType::f32, n, Dist::normal, test::fresh_seed());
+  DeviceInput in = upload(a);
+  Workspace ws(ch09::chapter(), Op::sum, DType::f32, n);
+  ReduceCall call = make_call(Op::sum, DType::f32, in.data, n, ws, nullptr);
+  std::set<std::vector<std::byte>> distinct;
+  for (int run = 0; run < 100; ++run) {
+    const RawResult raw = run_once(ch09::chapter(), call, ws);
+    distinct.insert(std::vector<std::byte>(raw.begin(), raw.end()));
+  }
+  CHECK(distinct.size() == 1);
+}
+
+TEST_CASE("09_cub_comparison: the pitfall, Sum of __half into __half accumulates in __half") {
+  // 100,000 ones: the exact sum is 100000, more than f16's largest finite value (65504). Summed
+  // in f32 (TransformReduce, as this chapter does) it is exact; summed in __half it cannot be.
+  const std::size_t n = 100'000;
+  HostArray ones(DType::f16, n);
+  for (std::size_t i = 0; i < n; ++i) ones.set(i, 1.0);
+  DeviceInput in = upload(ones);
+  DeviceBuffer out(sizeof(__half));
+  std::size_t bytes = 0;
+  const auto* d_in = static_cast<const __half*>(in.data);
+  auto* d_out = static_cast<__half*>(out.get());
+  CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, bytes, d_in, d_out, static_cast<int>(n)));
+  DeviceBuffer temp(bytes);
+  CUDA_CHECK(cub::DeviceReduce::Sum(temp.get(), bytes, d_in, d_out, static_cast<int>(n)));
+  __half h;
+  out.download(&h, sizeof h);
+  const float in_half = __half2float(h);
+  MESSAGE("cub::DeviceReduce::Sum(__half -> __half) of 100000 ones: ", in_half);
+  CHECK(in_half != 100000.0f);
+
+  const test::Outcome widened = test::run_checked(ch09::chapter(), Op::sum, ones);
+  CHECK(widened.got.value == 100000.0);
 }

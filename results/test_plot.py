@@ -506,6 +506,23 @@ class TestUpdateChapterReadme(TempDirTest):
         self.assertIn("| 2^20 | ", "\n".join(small))  # sizes without the variant show a dash
         self.assertIn(" | — | ", next(line for line in small if line.startswith("| 2^20 ")))
 
+    def test_cub_chapter_compares_every_chapter(self):
+        _, text = self.update(self.chapter("09_cub_comparison"))
+        table = self.table_after(text, "**f32 sum** against `cub_sum`")
+        sizes = sorted({r["n"] for r in self.rows if r["kernel"] == "cub_sum"})
+        self.assertEqual(table[0], "| chapter | kernel | " + " | ".join(
+            f"2^{n.bit_length() - 1}" + ("*" if self.row("09_cub_comparison", "cub_sum", "sum", n)["l2_resident"]
+                                         else "") for n in sizes) + " |")
+        five = next(line for line in table if line.startswith("| 05_coarsened | `reduce_coarsened` |"))
+        r = self.row("05_coarsened", "reduce_coarsened", "sum", 2 ** 28)
+        self.assertEqual(five.split(" | ")[2 + sizes.index(2 ** 28)], f"{r['ratio_to_cub']:.3f}")
+        self.assertFalse(any("_x" in line for line in table))  # main kernels only
+        last = table[-1]
+        cub = self.row("09_cub_comparison", "cub_sum", "sum", 2 ** 28)
+        self.assertTrue(last.startswith("| 09_cub_comparison | `cub_sum`: GB/s |"))
+        self.assertIn(f" {cub['gbps']:.1f} ", last)
+        self.assertIn("**f16 sum** against `cub_transform_reduce`", text)
+
     def test_sweep_reads_the_factor_from_the_chapter_source(self):
         folder = self.chapter("05_coarsened", coarsen=8 * 4)
         _, text = self.update(folder)

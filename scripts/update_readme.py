@@ -23,6 +23,9 @@ Kernels named `<main kernel>_<suffix>` are variants of it, measured for the less
   - any other suffix (07_two_pass's `_unroll2`, `_evenshare`, ...): one table of the f32 sum of
     the main kernel and each such variant at the sizes the variants were measured at, with the
     ratio to CUB; a `_plain_launch` variant goes to the small-n table instead.
+The CUB chapter (09_cub_comparison) gets instead, for each of those sections, one table of every
+chapter's main kernel against CUB across n = 2^10 ... 2^30: the ratio of its GB/s to CUB's in the
+same run, with CUB's own GB/s as the last line.
 Chapters from 06 on also get the small-n table: time per call of the main kernel (and its
 `_plain_launch` variant) against CUB for the f32 sum at n = 2^10 ... 2^22.
 
@@ -282,10 +285,54 @@ def sweep_table(rows, chapter, kernel, factor):
     return plot.markdown_table(header, body)
 
 
+def against_cub_table(rows, op, dtype):
+    """Rows: every chapter's main kernel (no library rows); columns: every n; cells: ratio to
+    CUB. The last line is CUB's GB/s. Empty when CUB has no rows for (op, dtype)."""
+    part = plot.select(rows, op, dtype)
+    base_chapter, cub = plot.baseline_for(op, dtype)
+    cub_rows = {r["n"]: r for r in part if (r["chapter"], r["kernel"]) == (base_chapter, cub)}
+    if not cub_rows:
+        return []
+    sizes = sorted(cub_rows)
+    chapters = sorted({r["chapter"] for r in part}, key=plot.natural_key)
+    at = {(r["chapter"], r["kernel"], r["n"]): r for r in part}
+    body = []
+    for chapter in chapters:
+        for kernel in main_kernels(part, chapter):
+            if plot.is_baseline(kernel):
+                continue
+            body.append([chapter, f"`{kernel}`"] +
+                        [fmt("ratio_to_cub", at[chapter, kernel, n]["ratio_to_cub"])
+                         if (chapter, kernel, n) in at else "—" for n in sizes])
+    body.append([base_chapter, f"`{cub}`: GB/s"] + [fmt("gbps", cub_rows[n]["gbps"]) for n in sizes])
+    header = ["chapter", "kernel"] + [plot.pow2_label(n) + ("*" if cub_rows[n]["l2_resident"] else "")
+                                      for n in sizes]
+    return plot.markdown_table(header, body)
+
+
+def build_cub_chapter_section(rows, machine, below):
+    lines = [f"Measured on **{machine.gpu}**. Every chapter's main kernel against `cub::DeviceReduce` "
+             f"in the same run: its GB/s divided by CUB's at the same n (> 1: faster than CUB). The "
+             f"last line of each table is CUB's own GB/s. \\* L2-resident sizes ({plot.L2_FOOTNOTE}, "
+             f"{machine.l2_label()}): the ratio compares L2 and launch times, not DRAM bandwidth.", ""]
+    tables = 0
+    for op, dtype in CHAPTER_SECTIONS:
+        table = against_cub_table(rows, op, dtype)
+        if table:
+            _, cub = plot.baseline_for(op, dtype)
+            lines += [f"**{dtype} {op}** against `{cub}`", ""] + table + ["", below, ""]
+            tables += 1
+    if not tables:
+        raise plot.InputError("bench.csv has no CUB rows to compare with")
+    return "\n".join(lines).rstrip("\n")
+
+
 def build_chapter_section(chapter_dir, results_dir):
     chapter = os.path.basename(os.path.abspath(chapter_dir))
     rows = plot.read_csv(os.path.join(results_dir, "bench.csv"))
     machine = plot.Machine(os.path.join(results_dir, "machine.txt"))
+    if chapter == plot.CUB_CHAPTER:
+        return build_cub_chapter_section(rows, machine, footer(machine, chapter_dir, results_dir))
     mine = [r for r in rows if r["chapter"] == chapter]
     if not mine:
         raise plot.InputError(f"{results_dir}/bench.csv has no rows of chapter {chapter}")

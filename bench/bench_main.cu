@@ -132,6 +132,7 @@ int main(int argc, char** argv) {
 
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
+  bench::start_progress();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

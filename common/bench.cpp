@@ -2,12 +2,16 @@
 
 #include <benchmark/benchmark.h>
 
+#include <chrono>
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <optional>
+#include <regex>
 
 #include "device_info.hpp"
 #include "inputs.hpp"
+#include "progress.hpp"
 #include "reference.hpp"
 #include "runner.hpp"
 #include "timing.hpp"
@@ -49,13 +53,57 @@ CachedInput& input_for(DType t, std::size_t n) {
   return *c;
 }
 
+// --- progress: every case prints, as it starts, how far along the run is and the time left -------
+
+struct Planned {
+  std::string label;
+  double weight;
+};
+std::vector<Planned>& planned() {
+  static std::vector<Planned> p;
+  return p;
+}
+struct RunProgress {
+  std::optional<Progress> progress;
+  std::map<std::string, std::size_t> index;  // label -> position among the cases that will run
+  std::chrono::steady_clock::time_point start;
+};
+RunProgress& run_progress() {
+  static RunProgress r;
+  return r;
+}
+
+// Google Benchmark's --benchmark_filter: a regular expression searched in the name; "" and "all"
+// select everything, a leading '-' negates.
+bool selected(const std::string& filter, const std::string& label) {
+  if (filter.empty() || filter == "all") return true;
+  const bool negate = filter[0] == '-';
+  try {
+    const bool hit = std::regex_search(label, std::regex(negate ? filter.substr(1) : filter));
+    return hit != negate;
+  } catch (const std::regex_error&) {
+    return true;  // Google Benchmark reports a bad filter itself
+  }
+}
+
+void announce(const std::string& label) {
+  RunProgress& r = run_progress();
+  if (!r.progress) return;
+  auto it = r.index.find(label);
+  if (it == r.index.end()) return;
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - r.start).count();
+  std::fprintf(stderr, "%s  %s\n", r.progress->starting(it->second, elapsed).c_str(), label.c_str());
+  std::fflush(stderr);
+}
+
 int repetitions_for(std::size_t bytes) {
   if (bytes <= (std::size_t{64} << 20)) return 200;
   if (bytes <= (std::size_t{1} << 30)) return 50;
   return 15;
 }
 
-void run_case(benchmark::State& state, const Chapter& ch, Case c) {
+void run_case(benchmark::State& state, const Chapter& ch, Case c, const std::string& label) {
+  announce(label);
   const DeviceInfo& dev = device();
   CachedInput& in = input_for(c.dtype, c.n);
   if (c.op == Op::dot && in.host2.n != c.n) {
@@ -104,11 +152,28 @@ void register_chapter(const Chapter& ch, const std::vector<Case>& cases) {
     if (!ch.supports(c.op, c.dtype)) continue;
     std::string label = ch.name + "/" + ch.kernel_name(c.op, c.dtype) + "/" + std::string(name(c.op)) + "/" +
                         std::string(name(c.dtype)) + "/" + std::to_string(c.n);
-    benchmark::RegisterBenchmark(label.c_str(), [&ch, c](benchmark::State& s) { run_case(s, ch, c); })
+    // The progress weight: the bytes the case reads, plus a fixed 256 MB for its setup (input
+    // generation, the reference, warm-up), so that many small cases are not counted as free.
+    const double bytes = static_cast<double>(c.n * size_of(c.dtype) * (c.op == Op::dot ? 2 : 1));
+    planned().push_back({label, bytes + 256e6});
+    benchmark::RegisterBenchmark(label.c_str(), [&ch, c, label](benchmark::State& s) { run_case(s, ch, c, label); })
         ->UseManualTime()
         ->Iterations(1)
         ->Unit(benchmark::kMicrosecond);
   }
+}
+
+void start_progress() {
+  RunProgress& r = run_progress();
+  const std::string filter = benchmark::GetBenchmarkFilter();
+  std::vector<double> weights;
+  for (const Planned& p : planned())
+    if (selected(filter, p.label) && !r.index.count(p.label)) {
+      r.index[p.label] = weights.size();
+      weights.push_back(p.weight);
+    }
+  r.progress.emplace(std::move(weights));
+  r.start = std::chrono::steady_clock::now();
 }
 
 }  // namespace red::bench

@@ -22,4 +22,8 @@ struct Case {
 // (dtype, n, op) and shared by consecutive benchmarks, so register cases grouped by size.
 void register_chapter(const Chapter& ch, const std::vector<Case>& cases);
 
+// Call after benchmark::Initialize (which reads --benchmark_filter) and before running: from then
+// on every case prints to stderr, as it starts, its place in the run and the time left.
+void start_progress();
+
 }  // namespace red::bench

@@ -48,3 +48,9 @@ TEST_CASE("04_multiblock_atomic: float sums are not bitwise reproducible, but al
 TEST_CASE("04_multiblock_atomic: misaligned starts") { test::check_misaligned_starts(ch04::chapter()); }
 
 TEST_CASE("04_multiblock_atomic: more than 2^31 elements") { test::check_above_2_31(ch04::chapter()); }
+
+TEST_CASE("04_multiblock_atomic: adversarial inputs") { test::check_adversarial(ch04::chapter()); }
+
+TEST_CASE("04_multiblock_atomic: 10,000 reductions of random n over 4 streams") {
+  for (Op op : {Op::sum, Op::max}) test::check_stress(ch04::chapter(), op);
+}

@@ -35,3 +35,9 @@ TEST_CASE("05_coarsened: max of all-negative inputs is not 0") {
 TEST_CASE("05_coarsened: misaligned starts") { test::check_misaligned_starts(ch05::chapter()); }
 
 TEST_CASE("05_coarsened: more than 2^31 elements") { test::check_above_2_31(ch05::chapter()); }
+
+TEST_CASE("05_coarsened: adversarial inputs") { test::check_adversarial(ch05::chapter()); }
+
+TEST_CASE("05_coarsened: 10,000 reductions of random n over 4 streams") {
+  for (Op op : {Op::sum, Op::max}) test::check_stress(ch05::chapter(), op);
+}

@@ -96,3 +96,9 @@ TEST_CASE("06_warp_shuffle: integer sums past the input type's range") {
 TEST_CASE("06_warp_shuffle: misaligned starts") { test::check_misaligned_starts(ch06::chapter()); }
 
 TEST_CASE("06_warp_shuffle: more than 2^31 elements") { test::check_above_2_31(ch06::chapter()); }
+
+TEST_CASE("06_warp_shuffle: adversarial inputs") { test::check_adversarial(ch06::chapter()); }
+
+TEST_CASE("06_warp_shuffle: 10,000 reductions of random n over 4 streams") {
+  for (Op op : {Op::sum, Op::max}) test::check_stress(ch06::chapter(), op);
+}

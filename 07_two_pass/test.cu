@@ -134,3 +134,9 @@ TEST_CASE("07_two_pass: integer sums past the input type's range") { test::check
 TEST_CASE("07_two_pass: misaligned starts") { test::check_misaligned_starts(ch()); }
 
 TEST_CASE("07_two_pass: more than 2^31 elements") { test::check_above_2_31(ch()); }
+
+TEST_CASE("07_two_pass: adversarial inputs") { test::check_adversarial(ch()); }
+
+TEST_CASE("07_two_pass: 10,000 reductions of random n over 4 streams") {
+  for (Op op : {Op::sum, Op::max}) test::check_stress(ch(), op);
+}

@@ -88,3 +88,7 @@ TEST_CASE("08_dot_product: the library baselines") {
 TEST_CASE("08_dot_product: more than 2^31 elements") {
   for (const Chapter* step : kSteps) test::check_above_2_31(*step);
 }
+
+TEST_CASE("08_dot_product: adversarial inputs") {
+  for (const Chapter* step : kSteps) test::check_adversarial(*step);
+}

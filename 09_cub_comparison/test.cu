@@ -81,3 +81,5 @@ TEST_CASE("09_cub_comparison: the pitfall, Sum of __half into __half accumulates
   const test::Outcome widened = test::run_checked(ch09::chapter(), Op::sum, ones);
   CHECK(widened.got.value == 100000.0);
 }
+
+TEST_CASE("09_cub_comparison: adversarial inputs") { test::check_adversarial(ch09::chapter()); }

@@ -1,9 +1,11 @@
 #include "test_support.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <string>
 
 #include "device_info.hpp"
@@ -186,6 +188,119 @@ void check_integer_overflow(const Chapter& ch) {
       CHECK(o.got.ivalue == expected);
     }
   }
+}
+
+void check_adversarial(const Chapter& ch) {
+  const double inf = std::numeric_limits<double>::infinity();
+  for (const OpDType& p : ch.support) {
+    INFO(ch.name, " adversarial, op=", std::string(name(p.op)), " dtype=", std::string(name(p.dtype)));
+    const bool dot = p.op == Op::dot;
+    auto run = [&](const HostArray& a) {
+      const HostArray b = dot ? generate(p.dtype, a.n, Dist::uniform, fresh_seed()) : HostArray{};
+      return run_checked(ch, p.op, a, 0, dot ? &b : nullptr);
+    };
+    const std::size_t n = 1'000'003;
+    // All equal (argmax: every index ties, the first wins).
+    HostArray equal(p.dtype, n);
+    for (std::size_t i = 0; i < n; ++i) equal.set(i, 3.0);
+    Outcome o = run(equal);
+    if (p.op == Op::argmax) CHECK(o.got.index == 0);
+    if (!is_floating(p.dtype)) continue;
+    // Heavy cancellation: +-big at both ends and in the middle, small values between. The float
+    // bound scales with sum|x|, so the small values may be lost, but never more than that.
+    const double big = p.dtype == DType::f16 ? 30000.0 : p.dtype == DType::bf16 ? 1e30 : 1e30;
+    HostArray cancel = generate(p.dtype, n, Dist::uniform, fresh_seed());
+    cancel.set(0, big);
+    cancel.set(n / 2, -big);
+    cancel.set(n - 1, big);
+    cancel.set(n / 3, -big);
+    run(cancel);
+    // Subnormals: the smallest normal value of the type times small factors.
+    const double tiny = p.dtype == DType::f64 ? 1e-310 : p.dtype == DType::f16 ? 3e-6 : 1e-39;
+    HostArray sub(p.dtype, n);
+    for (std::size_t i = 0; i < n; ++i) sub.set(i, tiny * static_cast<double>(i % 7 + 1) * (i % 2 ? -1 : 1));
+    o = run(sub);
+    if (p.op == Op::max || p.op == Op::argmax) CHECK(o.got.value > 0);  // the largest is a positive subnormal
+    // 16-bit data whose sum is far beyond f16's range: an f16 accumulator would overflow.
+    if ((p.dtype == DType::f16 || p.dtype == DType::bf16) && p.op == Op::sum) {
+      HostArray many(p.dtype, n);
+      for (std::size_t i = 0; i < n; ++i) many.set(i, 1000.0);
+      o = run(many);
+      CHECK(o.got.value != inf);
+      CHECK(o.got.value == doctest::Approx(1000.0 * static_cast<double>(n)).epsilon(1e-3));
+    }
+  }
+  check_integer_overflow(ch);
+}
+
+void check_stress(const Chapter& ch, Op op, int count, int streams, std::size_t max_n) {
+  INFO(ch.name, " stress, op=", std::string(name(op)));
+  REQUIRE((op == Op::sum || op == Op::max));
+  // One pool of small integers, uploaded once; sums of any sub-range are exact in float.
+  const std::size_t pool_n = max_n + 4096;
+  const HostArray pool = generate(DType::f32, pool_n, Dist::ints, fresh_seed());
+  std::vector<std::int64_t> prefix(pool_n + 1, 0);  // exact sums of any range
+  for (std::size_t i = 0; i < pool_n; ++i) prefix[i + 1] = prefix[i] + static_cast<std::int64_t>(pool.at(i));
+  // The max of any range: whole chunks from a table of chunk maxima, the two partial chunks by a scan.
+  constexpr std::size_t kChunk = 4096;
+  std::vector<double> chunk_max((pool_n + kChunk - 1) / kChunk, -std::numeric_limits<double>::infinity());
+  for (std::size_t i = 0; i < pool_n; ++i) chunk_max[i / kChunk] = std::max(chunk_max[i / kChunk], pool.at(i));
+  auto range_max = [&](std::size_t lo, std::size_t hi) {  // [lo, hi)
+    double m = -std::numeric_limits<double>::infinity();  // the identity, for an empty range
+    while (lo < hi && lo % kChunk) m = std::max(m, pool.at(lo++));
+    while (lo + kChunk <= hi) {
+      m = std::max(m, chunk_max[lo / kChunk]);
+      lo += kChunk;
+    }
+    while (lo < hi) m = std::max(m, pool.at(lo++));
+    return m;
+  };
+  DeviceInput in = upload(pool);
+  const auto* base = static_cast<const float*>(in.data);
+
+  std::vector<std::unique_ptr<Stream>> lanes;
+  std::vector<std::unique_ptr<Workspace>> spaces;
+  for (int s = 0; s < streams; ++s) {
+    lanes.push_back(std::make_unique<Stream>());
+    spaces.push_back(std::make_unique<Workspace>(ch, op, DType::f32, max_n));
+  }
+  std::uint64_t state = fresh_seed() * 0x9E3779B97F4A7C15ull;
+  auto next = [&state]() {  // splitmix64
+    state += 0x9E3779B97F4A7C15ull;
+    std::uint64_t z = state;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  };
+  // Pinned host memory for the results: a copy into pageable memory would wait for its kernel,
+  // and the streams would no longer overlap.
+  struct Pinned {
+    RawResult* results = nullptr;
+    explicit Pinned(int k) { CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&results), k * sizeof(RawResult))); }
+    ~Pinned() { cudaFreeHost(results); }
+  } pinned(streams);
+  RawResult* raw = pinned.results;
+  int wrong = 0;
+  for (int done = 0; done < count; done += streams) {
+    std::vector<std::size_t> first(streams), len(streams);
+    for (int s = 0; s < streams; ++s) {
+      len[s] = next() % (max_n + 1);
+      first[s] = next() % (pool_n - len[s] + 1);
+      ch.launch(make_call(op, DType::f32, base + first[s], len[s], *spaces[s], lanes[s]->get()));
+      CUDA_CHECK(cudaMemcpyAsync(raw[s].data(), spaces[s]->output.get(), raw[s].size(), cudaMemcpyDeviceToHost,
+                                 lanes[s]->get()));
+    }
+    for (int s = 0; s < streams; ++s) {
+      lanes[s]->sync();
+      const DeviceResult got = decode_result(raw[s], DType::f32, op);
+      const double expected = op == Op::sum ? static_cast<double>(prefix[first[s] + len[s]] - prefix[first[s]])
+                                            : range_max(first[s], first[s] + len[s]);
+      if (got.value != expected && wrong++ < 5)
+        MESSAGE("reduction ", done + s, ": n = ", len[s], " at element ", first[s], ": got ", got.value, ", expected ",
+                expected);
+    }
+  }
+  CHECK(wrong == 0);
 }
 
 void check_misaligned_starts(const Chapter& ch) {

@@ -56,6 +56,17 @@ void check_repeated_calls(const Chapter& ch, Op op, DType t, std::size_t n);
 // int64; an i64 sum wraps modulo 2^64 (reference.hpp). Checked against values computed here.
 void check_integer_overflow(const Chapter& ch);
 
+// Adversarial inputs, for every pair the chapter supports: all-equal values; heavy cancellation
+// (huge positive and negative values around small ones); subnormals; 16-bit data whose sum
+// overflows f16 (the f32 accumulator holds it); integer sums past the input type's range.
+void check_adversarial(const Chapter& ch);
+
+// `count` back-to-back reductions of random n in [0, max_n], spread over `streams` streams, each
+// on a random sub-range (so random alignment too) of one uploaded array of small integers, whose
+// sums are exact: every result is checked against an exact reference.
+void check_stress(const Chapter& ch, Op op, int count = 10'000, int streams = 4,
+                  std::size_t max_n = std::size_t{1} << 22);
+
 // Starts 1 to 7 elements past an aligned allocation: f32 sum, and the other dtypes and argmax
 // where the chapter supports them.
 void check_misaligned_starts(const Chapter& ch);

@@ -129,8 +129,6 @@ TEST_CASE("07_two_pass: the two-phase scratch query") {
 
 TEST_CASE("07_two_pass: NaN, infinities and the empty input") { test::check_special_values(ch()); }
 
-TEST_CASE("07_two_pass: integer sums past the input type's range") { test::check_integer_overflow(ch()); }
-
 TEST_CASE("07_two_pass: misaligned starts") { test::check_misaligned_starts(ch()); }
 
 TEST_CASE("07_two_pass: more than 2^31 elements") { test::check_above_2_31(ch()); }

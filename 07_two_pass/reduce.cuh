@@ -33,7 +33,16 @@ constexpr unsigned kMaxBlocksPerSm = 8;  // at most 2048 threads per SM on sm_80
 // Pass 1. Every thread accumulates its share of the input in a register. Its indices only
 // grow (head, then body tiles, then the last vectors, then the tail), which lets argmax skip the
 // index compare (append).
-template <class Op, unsigned Unroll>
+// kL2Prefetch: the benchmark's variant with an L2 prefetch hint on every vector load.
+template <bool kL2Prefetch, class T>
+__device__ red::Vector<T> load_body(const T* body, std::size_t v) {
+  if constexpr (kL2Prefetch)
+    return red::load_vector_l2_256(body, v);
+  else
+    return red::load_vector(body, v);
+}
+
+template <class Op, unsigned Unroll, bool kL2Prefetch = false>
 __global__ void __launch_bounds__(kBlock) reduce_pass1(const typename Op::In* in, std::size_t n, red::VectorSplit split,
                                                        typename Op::Acc* partials, void* result) {
   using T = typename Op::In;
@@ -62,7 +71,7 @@ __global__ void __launch_bounds__(kBlock) reduce_pass1(const typename Op::In* in
     const std::size_t first = (r * gridDim.x + blockIdx.x) * kTileVectors + threadIdx.x;
     red::Vector<T> x[Unroll];
 #pragma unroll
-    for (unsigned u = 0; u < Unroll; ++u) x[u] = red::load_vector(body, first + u * kBlock);
+    for (unsigned u = 0; u < Unroll; ++u) x[u] = load_body<kL2Prefetch>(body, first + u * kBlock);
 #pragma unroll
     for (unsigned u = 0; u < Unroll; ++u)
 #pragma unroll
@@ -76,7 +85,7 @@ __global__ void __launch_bounds__(kBlock) reduce_pass1(const typename Op::In* in
   red::Vector<T> x[Unroll];
 #pragma unroll
   for (unsigned u = 0; u < Unroll; ++u)
-    if (rest + u * threads < split.vectors) x[u] = red::load_vector(body, rest + u * threads);
+    if (rest + u * threads < split.vectors) x[u] = load_body<kL2Prefetch>(body, rest + u * threads);
 #pragma unroll
   for (unsigned u = 0; u < Unroll; ++u)
     if (rest + u * threads < split.vectors)
@@ -148,15 +157,15 @@ inline unsigned grid_for(std::size_t n, std::size_t per_block_trip, unsigned max
   return static_cast<unsigned>(std::min<std::size_t>(wanted, max_blocks));
 }
 
-template <class Op, unsigned Unroll = kUnroll>
+template <class Op, unsigned Unroll = kUnroll, bool kL2Prefetch = false>
 DeviceLimits limits_of() {
-  return device_limits<reduce_pass1<Op, Unroll>>();
+  return device_limits<reduce_pass1<Op, Unroll, kL2Prefetch>>();
 }
 
-template <class Op, unsigned Unroll = kUnroll>
+template <class Op, unsigned Unroll = kUnroll, bool kL2Prefetch = false>
 unsigned pass1_blocks(std::size_t n) {
   return grid_for(n, std::size_t{kBlock} * Unroll * red::Vector<typename Op::In>::kCount,
-                  limits_of<Op, Unroll>().max_blocks);
+                  limits_of<Op, Unroll, kL2Prefetch>().max_blocks);
 }
 
 // Pass 2 over `count` partials. With early = true (and sm_90+) it is launched with programmatic
@@ -180,10 +189,10 @@ cudaError_t launch_pass2(const typename Op::Acc* partials, unsigned count, void*
 
 // kEarlyLaunch = false launches pass 2 the ordinary way; the benchmark keeps that variant to show
 // what the early launch is worth (the result bits are the same either way), and measures Unroll.
-template <class Op, bool kEarlyLaunch = true, unsigned Unroll = kUnroll>
+template <class Op, bool kEarlyLaunch = true, unsigned Unroll = kUnroll, bool kL2Prefetch = false>
 cudaError_t reduce(void* scratch, std::size_t& scratch_bytes, const typename Op::In* in, std::size_t n, void* result,
                    cudaStream_t stream) {
-  const DeviceLimits limits = limits_of<Op, Unroll>();
+  const DeviceLimits limits = limits_of<Op, Unroll, kL2Prefetch>();
   const std::size_t needed = std::size_t{limits.max_blocks} * sizeof(typename Op::Acc);
   if (scratch == nullptr) {
     scratch_bytes = needed;
@@ -195,8 +204,8 @@ cudaError_t reduce(void* scratch, std::size_t& scratch_bytes, const typename Op:
     return cudaGetLastError();
   }
   auto* partials = static_cast<typename Op::Acc*>(scratch);
-  const unsigned blocks = pass1_blocks<Op, Unroll>(n);
-  reduce_pass1<Op, Unroll>
+  const unsigned blocks = pass1_blocks<Op, Unroll, kL2Prefetch>(n);
+  reduce_pass1<Op, Unroll, kL2Prefetch>
       <<<blocks, kBlock, 0, stream>>>(in, n, red::split_for_vectors(in, n), partials, blocks == 1 ? result : nullptr);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess || blocks == 1) return e;
   return launch_pass2<Op>(partials, blocks, result, stream, kEarlyLaunch && limits.programmatic);
@@ -232,7 +241,7 @@ using SupportedTypes = red::Types<float, double, __half, __nv_bfloat16, std::int
 
 // chapter() is the lesson's; the other variants exist for the benchmark (early launch off, other
 // unroll depths) and for the tests that hold them to the same answers.
-template <bool kEarlyLaunch, unsigned Unroll = kUnroll>
+template <bool kEarlyLaunch, unsigned Unroll = kUnroll, bool kL2Prefetch = false>
 const red::Chapter& chapter_with() {
   static const red::Chapter ch = red::make_chapter<SupportedOps, SupportedTypes>(
       "07_two_pass",
@@ -240,20 +249,20 @@ const red::Chapter& chapter_with() {
       "deterministic; every op and dtype",
       [](auto op, std::size_t n) {
         std::size_t bytes = 0;
-        CUDA_CHECK(
-            (reduce<red::op_t<decltype(op)>, kEarlyLaunch, Unroll>(nullptr, bytes, nullptr, n, nullptr, nullptr)));
+        CUDA_CHECK((reduce<red::op_t<decltype(op)>, kEarlyLaunch, Unroll, kL2Prefetch>(nullptr, bytes, nullptr, n,
+                                                                                       nullptr, nullptr)));
         return bytes;
       },
       [](auto op, const red::ReduceCall& c) {
         using Op = red::op_t<decltype(op)>;
         std::size_t bytes = c.scratch_bytes;
-        const cudaError_t e = reduce<Op, kEarlyLaunch, Unroll>(
+        const cudaError_t e = reduce<Op, kEarlyLaunch, Unroll, kL2Prefetch>(
             c.scratch, bytes, static_cast<const typename Op::In*>(c.input), c.n, c.output, c.stream);
         CUDA_CHECK(e);
       },
       deepest_sum_depth<Unroll>,
       (std::string(kEarlyLaunch ? "reduce_two_pass" : "reduce_two_pass_plain_launch") +
-       (Unroll == kUnroll ? "" : "_unroll" + std::to_string(Unroll)))
+       (Unroll == kUnroll ? "" : "_unroll" + std::to_string(Unroll)) + (kL2Prefetch ? "_l2prefetch" : ""))
           .c_str());
   return ch;
 }

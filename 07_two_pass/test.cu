@@ -64,7 +64,8 @@ TEST_CASE("07_two_pass: bitwise identical over 100 runs, scratch refilled with g
   }
 }
 
-TEST_CASE("07_two_pass: the benchmark's variants (unroll depth, plain launch) are correct at their tile edges") {
+TEST_CASE(
+    "07_two_pass: the benchmark's variants (unroll depth, plain launch, L2 prefetch) are correct at their tile edges") {
   auto check_variant = [](const Chapter& chapter, std::size_t tile) {
     INFO(chapter.kernel_name(Op::sum, DType::f32));
     const std::vector<std::size_t> sizes = {1, tile - 1, tile, tile + 1, 1000 * tile + 17, 3'000'017};
@@ -75,6 +76,8 @@ TEST_CASE("07_two_pass: the benchmark's variants (unroll depth, plain launch) ar
   check_variant(ch07::chapter_with<true, 2>(), 256 * 2 * 4);
   check_variant(ch07::chapter_with<true, 8>(), 256 * 8 * 4);
   check_variant(ch07::chapter_with<false>(), 256 * 4 * 4);
+  check_variant(ch07::chapter_with<true, 4, true>(), 256 * 4 * 4);
+  check_variant(ch07::chapter_with<true, 8, true>(), 256 * 8 * 4);
 }
 
 TEST_CASE("07_two_pass: back-to-back calls reuse one scratch buffer") {

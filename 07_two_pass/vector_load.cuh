@@ -31,6 +31,20 @@ __device__ inline Vector<T> load_vector(const T* body, std::size_t v) {
   return out;
 }
 
+// The same load with an L2 prefetch hint (PTX `ld.global.nc.L2::256B`, sm_80+): a miss brings the
+// whole 256-byte group around the address into L2. Chapter 07's benchmark measures whether a
+// stream that reads every byte anyway gains from it.
+template <class T>
+__device__ inline Vector<T> load_vector_l2_256(const T* body, std::size_t v) {
+  uint4 raw;
+  asm("ld.global.nc.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
+      : "=r"(raw.x), "=r"(raw.y), "=r"(raw.z), "=r"(raw.w)
+      : "l"(reinterpret_cast<const uint4*>(body) + v));
+  Vector<T> out;
+  std::memcpy(&out, &raw, kVectorBytes);
+  return out;
+}
+
 // [0, head): single elements up to the first 16-byte boundary (fewer than 16 / sizeof(T)).
 // [head, head + vectors * kCount): whole vectors. [tail_begin, n): the rest, fewer than kCount.
 struct VectorSplit {

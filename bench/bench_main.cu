@@ -127,6 +127,8 @@ int main(int argc, char** argv) {
     bench::register_chapter(ch07::chapter_with<true, 1>(), at_n);
     bench::register_chapter(ch07::chapter_with<true, 2>(), at_n);
     bench::register_chapter(ch07::chapter_with<true, 8>(), at_n);
+    bench::register_chapter(ch07::chapter_with<true, 4, true>(), at_n);
+    bench::register_chapter(ch07::chapter_with<true, 8, true>(), at_n);
   }
 #endif
 

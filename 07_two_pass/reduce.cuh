@@ -13,13 +13,12 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <map>
-#include <mutex>
 #include <utility>
 
 #include "06_warp_shuffle/block_reduce.cuh"
 #include "chapter_builder.cuh"
 #include "multipass.cuh"
+#include "per_device.hpp"
 #include "reduce_ops.cuh"
 #include "vector_load.cuh"
 
@@ -131,22 +130,16 @@ struct DeviceLimits {
 // remembered: launches then cost no extra API calls. Chapter 08 uses it for its own pass 1.
 template <auto kPass1>
 DeviceLimits device_limits() {
-  static std::mutex lock;
-  static std::map<int, DeviceLimits> known;
-  int device = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  std::lock_guard<std::mutex> guard(lock);
-  auto it = known.find(device);
-  if (it != known.end()) return it->second;
-  int sms = 0, major = 0, per_sm = 0;
-  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kPass1, kBlock, 0));
-  DeviceLimits limits;
-  limits.max_blocks = static_cast<unsigned>(sms) * std::max(1u, std::min(kMaxBlocksPerSm, unsigned(per_sm)));
-  limits.programmatic = major >= 9;
-  known[device] = limits;
-  return limits;
+  return red::per_device<DeviceLimits>([](int device) {
+    int sms = 0, major = 0, per_sm = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kPass1, kBlock, 0));
+    DeviceLimits limits;
+    limits.max_blocks = static_cast<unsigned>(sms) * std::max(1u, std::min(kMaxBlocksPerSm, unsigned(per_sm)));
+    limits.programmatic = major >= 9;
+    return limits;
+  });
 }
 
 // Blocks for n elements: enough that each thread has at least one full loop trip (a block trip

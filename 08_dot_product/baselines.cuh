@@ -11,13 +11,12 @@
 
 #include <cub/device/device_reduce.cuh>
 #include <cuda/functional>
-#include <map>
-#include <mutex>
 #include <stdexcept>
 #include <string>
 
 #include "chapter_builder.cuh"
 #include "multipass.cuh"
+#include "per_device.hpp"
 #include "reduce_ops.cuh"
 
 namespace ch08 {
@@ -29,18 +28,12 @@ inline void check_cublas(cublasStatus_t status, const char* what) {
 
 // One handle per device, made on first use and kept for the life of the program.
 inline cublasHandle_t cublas_handle() {
-  static std::mutex lock;
-  static std::map<int, cublasHandle_t> handles;
-  int device = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  std::lock_guard<std::mutex> guard(lock);
-  auto it = handles.find(device);
-  if (it != handles.end()) return it->second;
-  cublasHandle_t h = nullptr;
-  check_cublas(cublasCreate(&h), "cublasCreate");
-  check_cublas(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_DEVICE), "cublasSetPointerMode");
-  handles[device] = h;
-  return h;
+  return red::per_device<cublasHandle_t>([](int) {
+    cublasHandle_t h = nullptr;
+    check_cublas(cublasCreate(&h), "cublasCreate");
+    check_cublas(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_DEVICE), "cublasSetPointerMode");
+    return h;
+  });
 }
 
 inline void launch_cublas_sdot(const red::ReduceCall& c) {

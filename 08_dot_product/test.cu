@@ -58,12 +58,7 @@ TEST_CASE("08_dot_product: dot_two_pass is bitwise identical over 100 runs") {
     DeviceInput in_a = upload(a), in_b = upload(b);
     Workspace ws(ch08::chapter(), Op::dot, t, n);
     ReduceCall call = make_call(Op::dot, t, in_a.data, n, ws, nullptr, in_b.data);
-    std::set<std::vector<std::byte>> distinct;
-    for (int run = 0; run < 100; ++run) {
-      const RawResult raw = run_once(ch08::chapter(), call, ws);
-      distinct.insert(std::vector<std::byte>(raw.begin(), raw.end()));
-    }
-    CHECK(distinct.size() == 1);
+    CHECK(test::distinct_results(ch08::chapter(), call, ws, 100) == 1);
   }
 }
 

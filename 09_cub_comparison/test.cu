@@ -50,12 +50,7 @@ TEST_CASE("09_cub_comparison: the two-phase API is run-to-run deterministic, as 
   DeviceInput in = upload(a);
   Workspace ws(ch09::chapter(), Op::sum, DType::f32, n);
   ReduceCall call = make_call(Op::sum, DType::f32, in.data, n, ws, nullptr);
-  std::set<std::vector<std::byte>> distinct;
-  for (int run = 0; run < 100; ++run) {
-    const RawResult raw = run_once(ch09::chapter(), call, ws);
-    distinct.insert(std::vector<std::byte>(raw.begin(), raw.end()));
-  }
-  CHECK(distinct.size() == 1);
+  CHECK(test::distinct_results(ch09::chapter(), call, ws, 100) == 1);
 }
 
 TEST_CASE("09_cub_comparison: the pitfall, Sum of __half into __half accumulates in __half") {

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "device_info.hpp"
@@ -138,6 +139,12 @@ void check_special_values(const Chapter& ch) {
     if (p.op == Op::max || p.op == Op::argmax) CHECK(o.got.value == -inf);
     if (p.op == Op::argmax) CHECK(o.got.index == 0);
   }
+}
+
+std::size_t distinct_results(const Chapter& ch, const ReduceCall& call, const Workspace& ws, int runs) {
+  std::set<RawResult> distinct;
+  for (int run = 0; run < runs; ++run) distinct.insert(run_once(ch, call, ws));
+  return distinct.size();
 }
 
 void check_repeated_calls(const Chapter& ch, Op op, DType t, std::size_t n) {

@@ -49,6 +49,10 @@ void check_support_matrix(const Chapter& ch, std::initializer_list<std::size_t> 
 // NaN at the first, a middle and the last position; +-inf; all -inf for max; the empty input.
 void check_special_values(const Chapter& ch);
 
+// Runs the same call `runs` times (output and scratch poisoned before each, as run_once does) and
+// returns how many different result bit patterns came back: 1 for a deterministic chapter.
+std::size_t distinct_results(const Chapter& ch, const ReduceCall& call, const Workspace& ws, int runs);
+
 // Ten calls into the same output and scratch, with different data each time: nothing stale.
 void check_repeated_calls(const Chapter& ch, Op op, DType t, std::size_t n);
 

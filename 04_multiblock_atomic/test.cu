@@ -34,7 +34,7 @@ TEST_CASE("04_multiblock_atomic: float sums are not bitwise reproducible, but al
   std::set<std::uint32_t> distinct_bits;
   for (int run = 0; run < 30; ++run) {
     DeviceResult got = decode_result(run_once(ch04::chapter(), call, ws), DType::f32, Op::sum);
-    CHECK(check(ref, got, DType::f32, Op::sum, ch04::chapter().sum_depth(n)).passed);
+    CHECK(check_result(ch04::chapter(), ref, got, DType::f32, Op::sum, n).passed);
     const float f = static_cast<float>(got.value);
     std::uint32_t bits;
     std::memcpy(&bits, &f, 4);

@@ -78,15 +78,17 @@ void launch(const red::ReduceCall& c) {
 // others exist for the benchmark's sweep of the factor.
 template <unsigned Coarsen>
 const red::Chapter& chapter_with_factor() {
-  static const red::Chapter ch = red::make_chapter<red::Ops<red::Sum, red::Max, red::Min>, red::Types<float>>(
-      "05_coarsened",
-      "each thread accumulates 2 x " + std::to_string(Coarsen) +
-          " elements in a register, then the block tree and one atomic",
-      [](auto, std::size_t) { return std::size_t{0}; },
-      [](auto op, const red::ReduceCall& c) { launch<red::op_t<decltype(op)>, Coarsen>(c); },
-      // a serial chain of 2 x Coarsen per thread, the 8-level tree, and the atomic chain
-      [](std::size_t n) { return 2 * Coarsen + 8 + red::ceil_div(n, tile_of<Coarsen>()); },
-      Coarsen == kCoarsen ? "reduce_coarsened" : ("reduce_coarsened_x" + std::to_string(Coarsen)).c_str());
+  static const red::Chapter ch = red::with_global_float_atomics(
+      red::make_chapter<red::Ops<red::Sum, red::Max, red::Min>, red::Types<float>>(
+          "05_coarsened",
+          "each thread accumulates 2 x " + std::to_string(Coarsen) +
+              " elements in a register, then the block tree and one atomic",
+          [](auto, std::size_t) { return std::size_t{0}; },
+          [](auto op, const red::ReduceCall& c) { launch<red::op_t<decltype(op)>, Coarsen>(c); },
+          // a serial chain of 2 x Coarsen per thread, the 8-level tree, and the atomic chain
+          [](std::size_t n) { return 2 * Coarsen + 8 + red::ceil_div(n, tile_of<Coarsen>()); },
+          Coarsen == kCoarsen ? "reduce_coarsened" : ("reduce_coarsened_x" + std::to_string(Coarsen)).c_str()),
+      [](std::size_t n) { return red::ceil_div(n, tile_of<Coarsen>()); });  // one atomicAdd per block
   return ch;
 }
 

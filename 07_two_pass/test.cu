@@ -55,7 +55,7 @@ TEST_CASE("07_two_pass: bitwise identical over 100 runs, scratch refilled with g
     for (int run = 0; run < 100; ++run) {
       const RawResult raw = run_on_garbage(ch(), call, ws, rng);
       distinct.insert(result_bits(raw));
-      if (run == 0) CHECK(check(ref, decode_result(raw, c.t, c.op), c.t, c.op, ch().sum_depth(c.n)).passed);
+      if (run == 0) CHECK(check_result(ch(), ref, decode_result(raw, c.t, c.op), c.t, c.op, c.n).passed);
     }
     CHECK(distinct.size() == 1);
     // The plain launch of pass 2 computes in the same order: the same bits.
@@ -105,11 +105,10 @@ TEST_CASE("07_two_pass: two streams at once, each with its own input and scratch
     RawResult raw_a{}, raw_b{};
     ws_a.output.download(raw_a.data(), raw_a.size());
     ws_b.output.download(raw_b.data(), raw_b.size());
-    CHECK(check(reference(a, Op::sum), decode_result(raw_a, DType::f32, Op::sum), DType::f32, Op::sum,
-                ch().sum_depth(n_a))
+    CHECK(check_result(ch(), reference(a, Op::sum), decode_result(raw_a, DType::f32, Op::sum), DType::f32, Op::sum, n_a)
               .passed);
-    CHECK(check(reference(b, Op::argmax), decode_result(raw_b, DType::f32, Op::argmax), DType::f32, Op::argmax,
-                ch().sum_depth(n_b))
+    CHECK(check_result(ch(), reference(b, Op::argmax), decode_result(raw_b, DType::f32, Op::argmax), DType::f32,
+                       Op::argmax, n_b)
               .passed);
   }
 }

@@ -280,7 +280,11 @@ const red::Chapter& chapter_step() {
         if constexpr (kStep == Step::two_pass) launch_two_pass<T>(c);
       },
       [](std::size_t n) { return depth_of(kStep, n); }, names[static_cast<int>(kStep)]);
-  return ch;
+  static const red::Chapter with_atomics =
+      kStep == Step::coarsened || kStep == Step::fma
+          ? red::with_global_float_atomics(ch, [](std::size_t n) { return red::ceil_div(n, 2 * kCoarsen * kBlock); })
+          : ch;
+  return with_atomics;
 }
 
 inline const red::Chapter& chapter() { return chapter_step<Step::two_pass>(); }

@@ -44,7 +44,7 @@ TEST_CASE("08_dot_product: vectors at different offsets from a 16-byte boundary"
     Workspace ws(ch08::chapter(), Op::dot, DType::f32, n);
     ReduceCall call = make_call(Op::dot, DType::f32, in_a.data, n, ws, nullptr, in_b.data);
     const DeviceResult got = decode_result(run_once(ch08::chapter(), call, ws), DType::f32, Op::dot);
-    const CheckOutcome c = check(reference_dot(a, b), got, DType::f32, Op::dot, ch08::chapter().sum_depth(n));
+    const CheckOutcome c = check_result(ch08::chapter(), reference_dot(a, b), got, DType::f32, Op::dot, n);
     INFO("offset of b: ", offset_b, ", ", c.why, " error=", c.abs_error, " bound=", c.bound);
     CHECK(c.passed);
   }

@@ -120,7 +120,7 @@ void run_case(benchmark::State& state, const Chapter& ch, Case c, const std::str
   if (!in.references.count(c.op))
     in.references[c.op] = c.op == Op::dot ? reference_dot(in.host, in.host2) : reference(in.host, c.op);
   const Reference& ref = in.references[c.op];
-  const CheckOutcome chk = check(ref, got, c.dtype, c.op, ch.sum_depth(c.n));
+  const CheckOutcome chk = check_result(ch, ref, got, c.dtype, c.op, c.n);
   if (!chk.passed) {
     state.SkipWithError(("wrong result: " + chk.why).c_str());
     return;

@@ -45,11 +45,23 @@ struct Chapter {
   std::function<std::size_t(std::size_t n)> sum_depth;
   // The kernel (or library call) that does the work, for benchmark rows: "reduce_naive", "cub_sum".
   std::function<std::string(Op, DType)> kernel_name;
+  // How many f32 atomicAdds on global memory a sum (or dot product) of n elements makes; empty
+  // when it makes none. Such an atomic flushes a subnormal operand or result to zero ("the current
+  // implementation of atom.add.f32 on global memory flushes subnormal inputs and results to
+  // sign-preserving zero", PTX ISA), so the result may lose up to 2 FLT_MIN per atomic beyond its
+  // rounding bound. runner.hpp's check_result allows for it.
+  std::function<std::size_t(std::size_t n)> global_float_atomics;
 
   bool supports(Op op, DType t) const {
     return std::find(support.begin(), support.end(), OpDType{op, t}) != support.end();
   }
 };
+
+// The chapter with its count of global f32 atomicAdds set (chapters 04, 05, 08's coarsened steps).
+inline Chapter with_global_float_atomics(Chapter ch, std::function<std::size_t(std::size_t)> count) {
+  ch.global_float_atomics = std::move(count);
+  return ch;
+}
 
 // ceil(log2(x)) for x >= 1: tree depths in sum_depth().
 inline std::size_t ceil_log2(std::size_t x) {

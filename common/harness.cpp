@@ -200,7 +200,7 @@ int run_chapter(const Chapter& ch, const Options& opt, std::ostream& out, std::o
 
   const DeviceResult got = decode_result(run_once(ch, call, ws), opt.dtype, opt.op);
   const Reference ref = opt.op == Op::dot ? reference_dot(host, host2) : reference(host, opt.op);
-  const CheckOutcome chk = check(ref, got, opt.dtype, opt.op, ch.sum_depth(opt.n));
+  const CheckOutcome chk = check_result(ch, ref, got, opt.dtype, opt.op, opt.n);
 
   std::optional<L2Scrubber> scrubber;
   if (resident) scrubber.emplace(dev);

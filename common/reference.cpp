@@ -190,7 +190,8 @@ DeviceResult decode_result(const RawResult& raw, DType input, Op op) {
   return d;
 }
 
-CheckOutcome check(const Reference& ref, const DeviceResult& got, DType input, Op op, std::size_t sum_depth) {
+CheckOutcome check(const Reference& ref, const DeviceResult& got, DType input, Op op, std::size_t sum_depth,
+                   double absolute_slack) {
   CheckOutcome c;
   DType out = result_dtype(input, op);
   if (op == Op::argmax && got.index != ref.index) {
@@ -213,7 +214,7 @@ CheckOutcome check(const Reference& ref, const DeviceResult& got, DType input, O
   if (op == Op::sum || op == Op::dot) {
     // a dot product rounds each product once more than a sum rounds its terms
     std::size_t depth = sum_depth + (op == Op::dot ? 1 : 0);
-    c.bound = sum_error_bound(depth, accumulator_eps(input), ref.abs_sum);
+    c.bound = sum_error_bound(depth, accumulator_eps(input), ref.abs_sum) + absolute_slack;
   }
   c.abs_error = std::fabs(got.value - ref.value);
   c.passed = !std::isnan(got.value) && c.abs_error <= c.bound;

@@ -57,7 +57,10 @@ struct CheckOutcome {
   std::string why;  // empty when passed
 };
 
-// sum_depth: the chapter's longest rounding chain for this n (Chapter::sum_depth).
-CheckOutcome check(const Reference& ref, const DeviceResult& got, DType input, Op op, std::size_t sum_depth);
+// sum_depth: the chapter's longest rounding chain for this n (Chapter::sum_depth). absolute_slack
+// widens the bound of a sum or dot product by a fixed amount: the losses to underflow that a
+// relative bound cannot express (runner.hpp, check_result).
+CheckOutcome check(const Reference& ref, const DeviceResult& got, DType input, Op op, std::size_t sum_depth,
+                   double absolute_slack = 0.0);
 
 }  // namespace red

@@ -1,6 +1,8 @@
 #include "runner.hpp"
 
+#include <cmath>
 #include <cstring>
+#include <limits>
 
 namespace red {
 
@@ -33,6 +35,17 @@ ReduceCall make_call(Op op, DType t, const void* in, std::size_t n, const Worksp
   c.scratch_bytes = ws.scratch.bytes();
   c.stream = stream;
   return c;
+}
+
+CheckOutcome check_result(const Chapter& ch, const Reference& ref, const DeviceResult& got, DType t, Op op,
+                          std::size_t n) {
+  double slack = 0.0;
+  if ((op == Op::sum || op == Op::dot) && t != DType::f64) {
+    const double flt_min = std::numeric_limits<float>::min();
+    if (ch.global_float_atomics) slack += 2.0 * flt_min * static_cast<double>(ch.global_float_atomics(n));
+    if (op == Op::dot) slack += std::ldexp(static_cast<double>(n), -150);
+  }
+  return check(ref, got, t, op, ch.sum_depth(n), slack);
 }
 
 RawResult run_once(const Chapter& ch, const ReduceCall& call, const Workspace& ws) {

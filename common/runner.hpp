@@ -32,6 +32,13 @@ struct Workspace {
 ReduceCall make_call(Op op, DType t, const void* in, std::size_t n, const Workspace& ws, cudaStream_t stream,
                      const void* in2 = nullptr);
 
+// check() with the chapter's own rounding depth for n, plus the losses to underflow a relative
+// bound cannot cover, for f32 accumulation: 2 FLT_MIN per global f32 atomicAdd (they flush
+// subnormals, see Chapter::global_float_atomics), and for a dot product 2^-150 per element (a
+// product or FMA whose result is subnormal rounds to the subnormal grid, an absolute error).
+CheckOutcome check_result(const Chapter& ch, const Reference& ref, const DeviceResult& got, DType t, Op op,
+                          std::size_t n);
+
 // Poisons output (0xFF bytes: NaN for floats, -1 for integers) and scratch (0xA5) so nothing
 // stale or unwritten can pass, launches, waits, and returns the result bytes.
 RawResult run_once(const Chapter& ch, const ReduceCall& call, const Workspace& ws);

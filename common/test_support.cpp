@@ -44,7 +44,7 @@ Outcome run_checked(const Chapter& ch, Op op, const HostArray& input, std::size_
   Outcome o;
   o.got = decode_result(run_once(ch, call, ws), input.dtype, op);
   o.ref = second ? reference_dot(input, *second) : reference(input, op);
-  o.check = check(o.ref, o.got, input.dtype, op, ch.sum_depth(input.n));
+  o.check = check_result(ch, o.ref, o.got, input.dtype, op, input.n);
   INFO("result=", o.got.value, " (int ", o.got.ivalue, ", index ", o.got.index, ") reference=", o.ref.value, " (int ",
        o.ref.ivalue, ", index ", o.ref.index, ") error=", o.check.abs_error, " bound=", o.check.bound, " ",
        o.check.why);
@@ -164,7 +164,7 @@ void check_repeated_calls(const Chapter& ch, Op op, DType t, std::size_t n) {
     ws.output.download(raw.data(), raw.size());
     DeviceResult got = decode_result(raw, t, op);
     const Reference ref = op == Op::dot ? reference_dot(host, host2) : reference(host, op);
-    CheckOutcome c = check(ref, got, t, op, ch.sum_depth(n));
+    CheckOutcome c = check_result(ch, ref, got, t, op, n);
     INFO("call ", rep, ": ", c.why, " error=", c.abs_error, " bound=", c.bound);
     CHECK(c.passed);
   }

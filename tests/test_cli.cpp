@@ -24,6 +24,7 @@ const Chapter& fake_chapter() {
       [](const ReduceCall&) { throw std::logic_error("a refused request reached the launcher"); },
       [](std::size_t n) { return n; },
       [](Op, DType) { return std::string("none"); },
+      {},  // no atomics
   };
   return ch;
 }
@@ -136,6 +137,7 @@ const Chapter& fake_dot_chapter() {
       [](const ReduceCall&) { throw std::logic_error("a refused request reached the launcher"); },
       [](std::size_t n) { return n; },
       [](Op, DType) { return std::string("none"); },
+      {},  // no atomics
   };
   return ch;
 }

@@ -131,3 +131,14 @@ TEST_CASE("decode_result reads the value in the result type and the argmax index
   std::memcpy(raw.data(), &s, 8);
   CHECK(decode_result(raw, DType::i32, Op::sum).ivalue == s);
 }
+
+TEST_CASE("check: an absolute slack widens only sums and dot products") {
+  Reference ref;
+  ref.value = 1e-37;
+  ref.abs_sum = 1e-37;
+  DeviceResult got;
+  got.value = 0.0;  // everything flushed away
+  CHECK_FALSE(check(ref, got, DType::f32, Op::sum, 10).passed);
+  CHECK(check(ref, got, DType::f32, Op::sum, 10, 2e-37).passed);
+  CHECK_FALSE(check(ref, got, DType::f32, Op::max, 10, 2e-37).passed);  // extremes stay exact
+}

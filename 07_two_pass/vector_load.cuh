@@ -36,10 +36,14 @@ __device__ inline Vector<T> load_vector(const T* body, std::size_t v) {
 // stream that reads every byte anyway gains from it.
 template <class T>
 __device__ inline Vector<T> load_vector_l2_256(const T* body, std::size_t v) {
+#if __CUDA_ARCH__ >= 800
   uint4 raw;
   asm("ld.global.nc.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
       : "=r"(raw.x), "=r"(raw.y), "=r"(raw.z), "=r"(raw.w)
       : "l"(reinterpret_cast<const uint4*>(body) + v));
+#else  // older GPUs have no such hint
+  const uint4 raw = __ldg(reinterpret_cast<const uint4*>(body) + v);
+#endif
   Vector<T> out;
   std::memcpy(&out, &raw, kVectorBytes);
   return out;

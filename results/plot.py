@@ -621,12 +621,15 @@ def chart_dtypes(rows, machine, styles, path):
     if not part:
         return _placeholder(path, title, "No f16 or bf16 sum rows in bench.csv: nothing to "
                                          "compare across element types.")
-    dtype_style = {"f32": ("-", "o"), "f16": ("--", "s"), "bf16": (":", "^")}
     series = []
     for (ch, k, dt), rs in series_of(part, ("chapter", "kernel", "dtype")).items():
-        style, marker = dtype_style[dt]
+        style, marker = DTYPE_STYLE[dt]
         series.append((f"{ch}: {k}, {dt}", rs, styles.color(ch, k), style, marker))
     _bandwidth_chart(path, title, series, machine, "elements")
+
+
+# Line style and marker per element type, where one chart shows several: a kernel keeps its colour.
+DTYPE_STYLE = {"f32": ("-", "o"), "f16": ("--", "s"), "bf16": (":", "^")}
 
 
 def chart_dot(rows, machine, styles, path):
@@ -634,8 +637,9 @@ def chart_dot(rows, machine, styles, path):
     part = select(rows, "dot")
     if not part:
         return _placeholder(path, title, "No dot-product rows in bench.csv.")
-    series = [(styles.label(ch, k) + ("" if dt == "f32" else f", {dt}"), rs,
-               styles.color(ch, k), styles.line(k), "o")
+    # A kernel keeps its colour across element types; the line style and marker tell them apart.
+    series = [(styles.label(ch, k) + ("" if dt == "f32" else f", {dt}"), rs, styles.color(ch, k),
+               DTYPE_STYLE.get(dt, ("-", "o"))[0], DTYPE_STYLE.get(dt, ("-", "o"))[1])
               for (ch, k, dt), rs in series_of(part, ("chapter", "kernel", "dtype")).items()]
     _bandwidth_chart(path, title + "; bytes count both input vectors", series, machine,
                      "elements per vector")

@@ -142,8 +142,11 @@ class TestCsv(TempDirTest):
             key = ("05_coarsened", "reduce_coarsened", "sum", dtype, n)
             self.assertAlmostEqual(
                 ratio(key), expected(key, ("09_cub_comparison", "cub_transform_reduce")), 6)
-        key = ("08_dot_product", "dot_shuffle", "dot", "f32", n)
+        key = ("08_dot_product", "dot_two_pass", "dot", "f32", n)
         self.assertAlmostEqual(ratio(key), expected(key, ("08_dot_product", "cublas_sdot")), 6)
+        # A 16-bit dot product has no cuBLAS Sdot row: it is compared with CUB's TransformReduce.
+        key = ("08_dot_product", "dot_two_pass", "dot", "bf16", n)
+        self.assertAlmostEqual(ratio(key), expected(key, ("08_dot_product", "cub_transform_reduce")), 6)
         # No cub_max row at 2^10: the ratio is empty, not zero or a guess.
         self.assertEqual(rows[("01_naive", "reduce_naive", "max", "f32", 2 ** 10)]["ratio_to_cub"], "")
         # Every ratio present is consistent with the rows' own gbps.

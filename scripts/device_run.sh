@@ -4,7 +4,8 @@
 # its logs into OUT and packs them into OUT/<step>.tar.gz, one file to fetch.
 #
 #   scripts/device_run.sh STEP OUT
-#     tests      build for sm_90, every ctest entry (3 at a time), racecheck of block_reduce
+#     tests      build for sm_90, every ctest entry (CTEST_JOBS at a time, default 4; CTEST_ARGS
+#                selects, e.g. "-R 0[1-5]|host|plot"), racecheck of block_reduce
 #     sanitizer  compute-sanitizer over every chapter program and op/dtype pair, the smoke run
 #                of every chapter program (scripts/smoke_programs.sh)
 #     bench      the whole benchmark suite and the charts (scripts/run_benchmarks.sh --no-setup)

@@ -14,18 +14,27 @@ using namespace red;
 
 namespace {
 
-// A chapter that supports f32 sum and max and must never be launched by a refused request.
+// Stand-in chapters that must never be launched by a refused request.
+Chapter refusing_chapter(std::string name, Support support) {
+  return Chapter{std::move(name),
+                 "a stand-in chapter for the command-line tests",
+                 std::move(support),
+                 [](Op, DType, std::size_t) { return std::size_t{0}; },
+                 [](const ReduceCall&) { throw std::logic_error("a refused request reached the launcher"); },
+                 [](std::size_t n) { return n; },
+                 [](Op, DType) { return std::string("none"); },
+                 {}};
+}
+
+// f32 sum and max.
 const Chapter& fake_chapter() {
-  static const Chapter ch{
-      "00_fake",
-      "a stand-in chapter for the command-line tests",
-      all_of({Op::sum, Op::max}, {DType::f32}),
-      [](Op, DType, std::size_t) { return std::size_t{0}; },
-      [](const ReduceCall&) { throw std::logic_error("a refused request reached the launcher"); },
-      [](std::size_t n) { return n; },
-      [](Op, DType) { return std::string("none"); },
-      {},  // no atomics
-  };
+  static const Chapter ch = refusing_chapter("00_fake", all_of({Op::sum, Op::max}, {DType::f32}));
+  return ch;
+}
+
+// f32 dot only.
+const Chapter& fake_dot_chapter() {
+  static const Chapter ch = refusing_chapter("00_fake_dot", all_of({Op::dot}, {DType::f32}));
   return ch;
 }
 
@@ -126,22 +135,6 @@ TEST_CASE("no GPU: exit 3 with a clear message; with a GPU, n too large for its 
     CHECK(r.err.find("of device memory") != std::string::npos);
   }
 }
-
-namespace {
-const Chapter& fake_dot_chapter() {
-  static const Chapter ch{
-      "00_fake_dot",
-      "a stand-in dot-product chapter for the command-line tests",
-      all_of({Op::dot}, {DType::f32}),
-      [](Op, DType, std::size_t) { return std::size_t{0}; },
-      [](const ReduceCall&) { throw std::logic_error("a refused request reached the launcher"); },
-      [](std::size_t n) { return n; },
-      [](Op, DType) { return std::string("none"); },
-      {},  // no atomics
-  };
-  return ch;
-}
-}  // namespace
 
 TEST_CASE("dot: the second vector") {
   std::ostringstream out, err;

@@ -62,11 +62,7 @@ cudaError_t cub_dot(void* temp, std::size_t& temp_bytes, const red::ReduceCall& 
 
 template <class T>
 std::size_t cub_dot_scratch(std::size_t n) {
-  red::ReduceCall probe;
-  probe.n = n;
-  std::size_t bytes = 0;
-  CUDA_CHECK(cub_dot<T>(nullptr, bytes, probe));
-  return bytes;
+  return red::scratch_query(n, cub_dot<T>);
 }
 
 inline const red::Chapter& cublas_sdot() {

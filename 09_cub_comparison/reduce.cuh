@@ -55,11 +55,7 @@ cudaError_t cub_call(void* d_temp, std::size_t& temp_bytes, const red::ReduceCal
 
 template <class Op>
 std::size_t scratch_bytes(std::size_t n) {
-  red::ReduceCall probe;
-  probe.n = n;
-  std::size_t bytes = 0;
-  CUDA_CHECK(cub_call<Op>(nullptr, bytes, probe));
-  return bytes;
+  return red::scratch_query(n, cub_call<Op>);
 }
 
 template <class Op>

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "chapter.hpp"
+#include "cuda_check.hpp"
 #include "reduce_ops.cuh"
 
 namespace red {
@@ -48,6 +49,17 @@ Chapter make_chapter(std::string name, std::string summary, ScratchFn scratch, L
   return make_chapter<OpsList, TypesList>(
       std::move(name), std::move(summary), scratch, launch, std::move(sum_depth),
       std::function<std::string(Op, DType)>([k = std::string(kernel)](Op, DType) { return k; }));
+}
+
+// The first phase of a CUB-style two-phase call: call(nullptr, bytes, probe) only writes the
+// scratch bytes it needs for n elements into `bytes`.
+template <class Call>
+std::size_t scratch_query(std::size_t n, Call call) {
+  ReduceCall probe;
+  probe.n = n;
+  std::size_t bytes = 0;
+  CUDA_CHECK(call(nullptr, bytes, probe));
+  return bytes;
 }
 
 }  // namespace red

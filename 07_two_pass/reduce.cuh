@@ -1,9 +1,9 @@
 // Chapter 07 - two passes over a fixed grid: deterministic, no atomics, two launches for any n.
 //
-// Idea: launch only as many blocks as the GPU holds at once (a multiple of the SM count). Each
-// thread walks the input with a grid stride, 16-byte vector loads and four loads in flight, then
-// the block reduces with chapter 06's warp shuffles and writes one partial into scratch. A second
-// kernel of one block combines those few hundred partials in a fixed order. Every element's path
+// Idea: launch only as many blocks as the GPU holds at once (a multiple of the SM count). The
+// blocks take tiles of the input in rounds; each thread reads 16-byte vectors, four in flight,
+// then the block reduces with chapter 06's warp shuffles and writes one partial into scratch. A
+// second kernel of one block combines those (about a thousand) partials in a fixed order. Every element's path
 // to the result depends only on n and on the GPU, so the result is bitwise the same on every run.
 // Cost: the input read once; 2 launches whatever n (1 below one block's worth); partials of
 // blocks x sizeof(Acc) bytes in caller-provided scratch, asked for CUB-style in two phases.

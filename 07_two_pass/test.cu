@@ -1,4 +1,3 @@
-#include <cstring>
 #include <random>
 #include <set>
 #include <vector>
@@ -21,11 +20,7 @@ RawResult run_on_garbage(const Chapter& chapter, const ReduceCall& call, const W
   for (auto& w : junk) w = rng();
   ws.scratch.upload(junk.data(), ws.scratch.bytes());
   ws.output.fill(0xFF);
-  chapter.launch(call);
-  CUDA_CHECK(cudaDeviceSynchronize());
-  RawResult raw{};
-  ws.output.download(raw.data(), raw.size());
-  return raw;
+  return launch_and_read(chapter, call, ws);
 }
 }  // namespace
 

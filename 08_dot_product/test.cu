@@ -1,6 +1,3 @@
-#include <cmath>
-#include <cstring>
-#include <set>
 #include <vector>
 
 #include "baselines.cuh"

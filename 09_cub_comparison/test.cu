@@ -1,8 +1,6 @@
 #include <cmath>
 #include <limits>
-#include <set>
 #include <type_traits>
-#include <vector>
 
 #include "reduce.cuh"
 #include "test_support.hpp"

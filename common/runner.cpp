@@ -51,6 +51,10 @@ CheckOutcome check_result(const Chapter& ch, const Reference& ref, const DeviceR
 RawResult run_once(const Chapter& ch, const ReduceCall& call, const Workspace& ws) {
   ws.output.fill(0xFF, call.stream);
   ws.scratch.fill(0xA5, call.stream);
+  return launch_and_read(ch, call, ws);
+}
+
+RawResult launch_and_read(const Chapter& ch, const ReduceCall& call, const Workspace& ws) {
   ch.launch(call);
   CUDA_CHECK_LAUNCH();
   CUDA_CHECK(cudaStreamSynchronize(call.stream));

@@ -43,4 +43,8 @@ CheckOutcome check_result(const Chapter& ch, const Reference& ref, const DeviceR
 // stale or unwritten can pass, launches, waits, and returns the result bytes.
 RawResult run_once(const Chapter& ch, const ReduceCall& call, const Workspace& ws);
 
+// Launches, waits for the call's stream and returns the result bytes, touching nothing before:
+// for tests that prepare output and scratch themselves (or leave them as the last call left them).
+RawResult launch_and_read(const Chapter& ch, const ReduceCall& call, const Workspace& ws);
+
 }  // namespace red

@@ -157,12 +157,8 @@ void check_repeated_calls(const Chapter& ch, Op op, DType t, std::size_t n) {
     DeviceInput in = upload(host);
     DeviceInput in2 = op == Op::dot ? upload(host2) : DeviceInput{};
     ReduceCall call = make_call(op, t, in.data, n, ws, nullptr, in2.data);
-    ch.launch(call);  // no poisoning between calls: the chapter must not depend on it
-    CUDA_CHECK_LAUNCH();
-    CUDA_CHECK(cudaDeviceSynchronize());
-    RawResult raw{};
-    ws.output.download(raw.data(), raw.size());
-    DeviceResult got = decode_result(raw, t, op);
+    // No poisoning between calls: the chapter must not depend on it.
+    DeviceResult got = decode_result(launch_and_read(ch, call, ws), t, op);
     const Reference ref = op == Op::dot ? reference_dot(host, host2) : reference(host, op);
     CheckOutcome c = check_result(ch, ref, got, t, op, n);
     INFO("call ", rep, ": ", c.why, " error=", c.abs_error, " bound=", c.bound);

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <type_traits>
 
 #include "01_naive/reduce.cuh"
 #include "bench.hpp"
@@ -121,12 +122,18 @@ int main(int argc, char** argv) {
     }
 #endif
 #if __has_include("07_two_pass/reduce.cuh")
-  // Chapter 07's sweep of the vectors each thread loads per trip (the lesson's is 4).
+  // Chapter 07's sweep of the vectors each thread loads per trip (the lesson's is ch07::kUnroll),
+  // and of an L2 prefetch hint on every load.
   for (int log2n : {24, 26, 28, 30}) {
     std::vector<bench::Case> at_n = {{Op::sum, DType::f32, std::size_t{1} << log2n}};
-    bench::register_chapter(ch07::chapter_with<true, 1>(), at_n);
-    bench::register_chapter(ch07::chapter_with<true, 2>(), at_n);
-    bench::register_chapter(ch07::chapter_with<true, 8>(), at_n);
+    const auto unroll = [&](auto u) {
+      if constexpr (u.value != ch07::kUnroll) bench::register_chapter(ch07::chapter_with<true, u.value>(), at_n);
+    };
+    unroll(std::integral_constant<unsigned, 1>{});
+    unroll(std::integral_constant<unsigned, 2>{});
+    unroll(std::integral_constant<unsigned, 4>{});
+    unroll(std::integral_constant<unsigned, 8>{});
+    unroll(std::integral_constant<unsigned, 16>{});
     bench::register_chapter(ch07::chapter_with<true, 4, true>(), at_n);
     bench::register_chapter(ch07::chapter_with<true, 8, true>(), at_n);
   }

@@ -1,10 +1,11 @@
 // Chapter 07 - two passes over a fixed grid: deterministic, no atomics, two launches for any n.
 //
 // Idea: launch only as many blocks as the GPU holds at once (a multiple of the SM count). The
-// blocks take tiles of the input in rounds; each thread reads 16-byte vectors, four in flight,
-// then the block reduces with chapter 06's warp shuffles and writes one partial into scratch. A
-// second kernel of one block combines those (about a thousand) partials in a fixed order. Every element's path
-// to the result depends only on n and on the GPU, so the result is bitwise the same on every run.
+// blocks take tiles of the input in rounds; each thread reads 16-byte vectors, eight in flight
+// (fewer for 16-bit and 8-bit inputs), then the block reduces with chapter 06's warp shuffles and
+// writes one partial into scratch. A second kernel of one block combines those (about a
+// thousand) partials in a fixed order. Every element's path to the result depends only on n and
+// on the GPU, so the result is bitwise the same on every run.
 // Cost: the input read once; 2 launches whatever n (1 below one block's worth); partials of
 // blocks x sizeof(Acc) bytes in caller-provided scratch, asked for CUB-style in two phases.
 #pragma once
@@ -25,9 +26,18 @@
 namespace ch07 {
 
 constexpr unsigned kBlock = 256;         // pass 1 threads per block
-constexpr unsigned kUnroll = 4;          // vectors each thread has in flight per loop trip (see README)
+constexpr unsigned kUnroll = 8;          // vectors each thread has in flight per loop trip, f32 (see README)
 constexpr unsigned kFinalBlock = 1024;   // pass 2: one block, one or two partials per thread
 constexpr unsigned kMaxBlocksPerSm = 8;  // at most 2048 threads per SM on sm_80/sm_90
+
+// The vectors in flight per thread for input type T: kUnroll for 4- and 8-byte types. 16-bit and
+// 8-bit inputs pack 8 and 16 elements into a vector, so they take 4 and 2: no type has more than
+// 32 elements per thread per trip to convert and add. Measured on the H200 (README): f16 sum at 8
+// vectors ran at 0.98x CUB against 1.10x at 4, and u8 at 8 needs 255 registers and spills.
+template <class T>
+constexpr unsigned unroll_for() {
+  return sizeof(T) >= 4 ? kUnroll : kUnroll * unsigned(sizeof(T)) / 4;
+}
 
 // Pass 1. Every thread accumulates its share of the input in a register. Its indices only
 // grow (head, then body tiles, then the last vectors, then the tail), which lets argmax skip the
@@ -62,8 +72,8 @@ __global__ void __launch_bounds__(kBlock) reduce_pass1(const typename Op::In* in
 
   // The body, in tiles of kBlock x Unroll vectors, taken by the blocks in rounds: in round r
   // block b takes tile r * gridDim.x + b. In a tile, thread t loads vectors t, t + kBlock, ...: a
-  // warp's load covers 512 contiguous bytes, a block reads one contiguous stretch per trip (16 KB
-  // for Unroll = 4), and all Unroll loads are issued before the first is used.
+  // warp's load covers 512 contiguous bytes, a block reads one contiguous stretch per trip (32 KB
+  // for Unroll = 8), and all Unroll loads are issued before the first is used.
   const T* body = in + split.head;  // 16-byte aligned
   const std::size_t rounds = split.vectors / kTileVectors / gridDim.x;
   for (std::size_t r = 0; r < rounds; ++r) {
@@ -150,12 +160,12 @@ inline unsigned grid_for(std::size_t n, std::size_t per_block_trip, unsigned max
   return static_cast<unsigned>(std::min<std::size_t>(wanted, max_blocks));
 }
 
-template <class Op, unsigned Unroll = kUnroll, bool kL2Prefetch = false>
+template <class Op, unsigned Unroll = unroll_for<typename Op::In>(), bool kL2Prefetch = false>
 DeviceLimits limits_of() {
   return device_limits<reduce_pass1<Op, Unroll, kL2Prefetch>>();
 }
 
-template <class Op, unsigned Unroll = kUnroll, bool kL2Prefetch = false>
+template <class Op, unsigned Unroll = unroll_for<typename Op::In>(), bool kL2Prefetch = false>
 unsigned pass1_blocks(std::size_t n) {
   return grid_for(n, std::size_t{kBlock} * Unroll * red::Vector<typename Op::In>::kCount,
                   limits_of<Op, Unroll, kL2Prefetch>().max_blocks);
@@ -182,7 +192,8 @@ cudaError_t launch_pass2(const typename Op::Acc* partials, unsigned count, void*
 
 // kEarlyLaunch = false launches pass 2 the ordinary way; the benchmark keeps that variant to show
 // what the early launch is worth (the result bits are the same either way), and measures Unroll.
-template <class Op, bool kEarlyLaunch = true, unsigned Unroll = kUnroll, bool kL2Prefetch = false>
+template <class Op, bool kEarlyLaunch = true, unsigned Unroll = unroll_for<typename Op::In>(),
+          bool kL2Prefetch = false>
 cudaError_t reduce(void* scratch, std::size_t& scratch_bytes, const typename Op::In* in, std::size_t n, void* result,
                    cudaStream_t stream) {
   const DeviceLimits limits = limits_of<Op, Unroll, kL2Prefetch>();
@@ -217,16 +228,18 @@ inline std::size_t two_pass_depth(std::size_t n, unsigned blocks, unsigned unrol
   return pass1 + pass2;
 }
 
-template <class Op, unsigned Unroll = kUnroll>
+template <class Op, unsigned Unroll = unroll_for<typename Op::In>()>
 std::size_t sum_depth(std::size_t n) {
   return n == 0 ? 0 : two_pass_depth(n, pass1_blocks<Op, Unroll>(n), Unroll, red::Vector<typename Op::In>::kCount);
 }
 
 // The deepest plan of any float type: 16-bit inputs pack 8 elements per vector, so they get the
 // fewest blocks and the longest per-thread chains for a given n.
+// Unroll = 0: each type's own (unroll_for).
 template <unsigned Unroll>
 std::size_t deepest_sum_depth(std::size_t n) {
-  return std::max(sum_depth<red::Sum<float>, Unroll>(n), sum_depth<red::Sum<__half>, Unroll>(n));
+  return std::max(sum_depth<red::Sum<float>, Unroll ? Unroll : unroll_for<float>()>(n),
+                  sum_depth<red::Sum<__half>, Unroll ? Unroll : unroll_for<__half>()>(n));
 }
 
 using SupportedOps = red::Ops<red::Sum, red::Max, red::Min, red::ArgMax>;
@@ -234,28 +247,31 @@ using SupportedTypes = red::Types<float, double, __half, __nv_bfloat16, std::int
 
 // chapter() is the lesson's; the other variants exist for the benchmark (early launch off, other
 // unroll depths) and for the tests that hold them to the same answers.
-template <bool kEarlyLaunch, unsigned Unroll = kUnroll, bool kL2Prefetch = false>
+// Unroll = 0 is the lesson's per-type choice (unroll_for); a number forces it for every type.
+template <bool kEarlyLaunch, unsigned Unroll = 0, bool kL2Prefetch = false>
 const red::Chapter& chapter_with() {
   static const red::Chapter ch = red::make_chapter<SupportedOps, SupportedTypes>(
       "07_two_pass",
       "fixed grid of resident blocks, 16-byte vector loads, partials in scratch, one-block second pass; "
       "deterministic; every op and dtype",
       [](auto op, std::size_t n) {
+        using Op = red::op_t<decltype(op)>;
+        constexpr unsigned U = Unroll ? Unroll : unroll_for<typename Op::In>();
         std::size_t bytes = 0;
-        CUDA_CHECK((reduce<red::op_t<decltype(op)>, kEarlyLaunch, Unroll, kL2Prefetch>(nullptr, bytes, nullptr, n,
-                                                                                       nullptr, nullptr)));
+        CUDA_CHECK((reduce<Op, kEarlyLaunch, U, kL2Prefetch>(nullptr, bytes, nullptr, n, nullptr, nullptr)));
         return bytes;
       },
       [](auto op, const red::ReduceCall& c) {
         using Op = red::op_t<decltype(op)>;
+        constexpr unsigned U = Unroll ? Unroll : unroll_for<typename Op::In>();
         std::size_t bytes = c.scratch_bytes;
-        const cudaError_t e = reduce<Op, kEarlyLaunch, Unroll, kL2Prefetch>(
+        const cudaError_t e = reduce<Op, kEarlyLaunch, U, kL2Prefetch>(
             c.scratch, bytes, static_cast<const typename Op::In*>(c.input), c.n, c.output, c.stream);
         CUDA_CHECK(e);
       },
       deepest_sum_depth<Unroll>,
       (std::string(kEarlyLaunch ? "reduce_two_pass" : "reduce_two_pass_plain_launch") +
-       (Unroll == kUnroll ? "" : "_unroll" + std::to_string(Unroll)) + (kL2Prefetch ? "_l2prefetch" : ""))
+       (Unroll == 0 ? "" : "_unroll" + std::to_string(Unroll)) + (kL2Prefetch ? "_l2prefetch" : ""))
           .c_str());
   return ch;
 }

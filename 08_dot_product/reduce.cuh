@@ -28,7 +28,7 @@ using red::Dot;
 constexpr unsigned kBlock = 256;
 constexpr unsigned kTile = 2 * kBlock;  // dot_shared: elements per block, as in 03
 constexpr unsigned kCoarsen = 16;       // dot_coarsened, dot_fma: 2 x 16 elements per thread, as in 05
-constexpr unsigned kUnroll = ch07::kUnroll;
+constexpr unsigned kUnroll = 4;  // per vector: 2 x 4 loads in flight, the bytes of 07's 8 (scripts/sweep_07.sh)
 
 // The rounded product: __fmul_rn is never fused with the following add, so the first steps round
 // twice per element, as a CPU loop without FMA would.

@@ -2,16 +2,19 @@
 # The main job: set up, build, benchmark every chapter and the CUB baseline, then write
 # results/<gpu>/ (bench.json, bench.csv, machine.txt) and draw the charts and tables.
 #
-#   scripts/run_benchmarks.sh [--no-setup] [--filter REGEX] [--out DIR]
+#   scripts/run_benchmarks.sh [--no-setup] [--no-build] [--filter REGEX] [--out DIR]
+#
+# --no-build benchmarks the binary already in $BUILD_DIR (default build/), e.g. one built elsewhere.
 #
 # Without a GPU it builds, then exits with code 3 and says where the published results are.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/usr/local/cuda/bin"
-setup=1 filter="" out=""
+setup=1 build=1 filter="" out=""
 while (($#)); do
   case $1 in
     --no-setup) setup=0 ;;
+    --no-build) build=0 ;;
     --filter) filter=$2; shift ;;
     --out) out=$2; shift ;;
     *) echo "run_benchmarks.sh: unknown argument '$1'" >&2; exit 2 ;;
@@ -20,8 +23,10 @@ while (($#)); do
 done
 
 ((setup)) && scripts/setup.sh
-echo "== build (${BUILD_DIR:-build})"
-scripts/build.sh >/dev/null
+if ((build)); then
+  echo "== build (${BUILD_DIR:-build})"
+  scripts/build.sh >/dev/null
+fi
 bench="${BUILD_DIR:-build}/bench/reduction_bench"
 
 set +e

@@ -509,6 +509,37 @@ class TestUpdateChapterReadme(TempDirTest):
         self.assertIn("| 2^20 | ", "\n".join(small))  # sizes without the variant show a dash
         self.assertIn(" | — | ", next(line for line in small if line.startswith("| 2^20 ")))
 
+    def test_dot_chapter_steps_table(self):
+        folder = self.chapter("08_dot_product")
+        with open(os.path.join(folder, "reduce.cuh"), "w", encoding="utf-8") as f:
+            f.write("// dot_shared, then dot_fma, then dot_two_pass\n")
+        _, text = self.update(folder)
+        self.assertIn("GB/s: the bytes of both vectors read once", text)
+        self.assertIn("`× cublas_sdot` and `× cub_transform_reduce`: this chapter's GB/s divided by "
+                      "that library kernel's in the same run", text)
+        self.assertNotIn("vs. ", text)  # 07 measured no dot product
+        steps = self.table_after(text, "**f32 dot, every step**")
+        # The steps in the order reduce.cuh names them, then the libraries.
+        self.assertEqual([line.split(" | ")[0] for line in steps[2:]],
+                         ["| `dot_shared`", "| `dot_fma`", "| `dot_two_pass`", "| `cub_transform_reduce`",
+                          "| `cublas_sdot`"])
+        self.assertTrue(steps[0].startswith("| kernel | GB/s, n = 2^20 (L2-resident) | % of peak | "
+                                            "× `cublas_sdot` |"), steps[0])
+        for line, kernel in zip(steps[2:], ("dot_shared", "dot_fma", "dot_two_pass")):
+            r = self.row("08_dot_product", kernel, "dot", 2 ** 28)
+            self.assertIn(f" | {r['gbps']:.1f} | {r['pct_peak']:.1f} | {r['ratio_to_cub']:.3f} | ", line + " ")
+        # The last step, measured for f32 and bf16, gets the detailed tables; the others do not.
+        self.assertIn("**f32 dot**, `dot_two_pass`", text)
+        self.assertIn("**bf16 dot**, `dot_two_pass`", text)
+        self.assertNotIn("**f32 dot**, `dot_fma`", text)
+        self.assertNotIn("**f32 dot**, `cublas_sdot`", text)
+        detail = self.table_after(text, "**f32 dot**, `dot_two_pass`")
+        self.assertEqual(detail[0], "| n | input | memory | time per call (µs) | GB/s | % of DRAM peak | "
+                                    "× `cublas_sdot` |")
+        r = self.row("08_dot_product", "dot_two_pass", "dot", 2 ** 28)
+        self.assertIn(f"| 2^28 | 2 GiB | DRAM | {r['time_us']:.2f} | {r['gbps']:.1f} | {r['pct_peak']:.1f} | "
+                      f"{r['ratio_to_cub']:.3f} |", detail)
+
     def test_cub_chapter_compares_every_chapter(self):
         _, text = self.update(self.chapter("09_cub_comparison"))
         table = self.table_after(text, "**f32 sum** against `cub_sum`")

@@ -158,6 +158,56 @@ def variants_table(rows, chapter, kernel, variants):
     return plot.markdown_table(header, body, text_columns=1)
 
 
+def in_source_order(chapter_dir, kernels):
+    """kernels in the order their names first appear in CHAPTER_DIR/reduce.cuh (the lesson's
+    order of its steps); names not found there follow, in natural order."""
+    try:
+        with open(os.path.join(chapter_dir, "reduce.cuh"), encoding="utf-8") as f:
+            source = f.read()
+    except OSError:
+        source = ""
+
+    def position(k):
+        found = re.search(r"\b" + re.escape(k) + r"\b", source)
+        return (0, found.start(), "") if found else (1, 0, plot.natural_key(k))
+    return sorted(kernels, key=position)
+
+
+def lead_kernel(rows, chapter_dir, chapter, own):
+    """Of a chapter's own kernels, the one measured for the most (op, dtype) pairs: the step the
+    chapter ends with (08's dot_two_pass runs every dtype, its earlier steps f32 only)."""
+    pairs = {k: {(r["op"], r["dtype"]) for r in rows if r["chapter"] == chapter and r["kernel"] == k}
+             for k in own}
+    ordered = in_source_order(chapter_dir, own)
+    return max(reversed(ordered), key=lambda k: len(pairs[k]))
+
+
+def steps_table(rows, chapter_dir, chapter, op, dtype):
+    """Every kernel the chapter measured for (op, dtype), its steps in the lesson's order and
+    then the library rows measured beside them: GB/s, % of peak and the ratio to the library
+    baseline at each size in CHAPTER_SIZES."""
+    part = [r for r in plot.select(rows, op, dtype) if r["chapter"] == chapter]
+    at = {(r["kernel"], r["n"]): r for r in part}
+    kernels = main_kernels(part, chapter)
+    kernels = in_source_order(chapter_dir, [k for k in kernels if not plot.is_baseline(k)]) + \
+        sorted((k for k in kernels if plot.is_baseline(k)), key=plot.natural_key)
+    sizes = [n for n in CHAPTER_SIZES if any((k, n) in at for k in kernels)]
+    _, base = plot.baseline_for(op, dtype)
+    header = ["kernel"]
+    for n in sizes:
+        some = next(at[k, n] for k in kernels if (k, n) in at)
+        header += [f"GB/s, n = {plot.pow2_label(n)} ({memory_label(some)})", "% of peak", f"× `{base}`"]
+    body = []
+    for k in kernels:
+        cells = [f"`{k}`"]
+        for n in sizes:
+            r = at.get((k, n))
+            cells += [fmt("gbps", r and r["gbps"]), fmt("pct_peak", r and r["pct_peak"]),
+                      fmt("ratio_to_cub", r and r["ratio_to_cub"])]
+        body.append(cells)
+    return plot.markdown_table(header, body, text_columns=1)
+
+
 def small_n_table(rows, chapter, kernel):
     """Time per call (µs) of the f32 sum at SMALL_SIZES: the main kernel, its plain-launch
     variant where measured, and CUB, with CUB's time divided by the kernel's."""
@@ -339,26 +389,45 @@ def build_chapter_section(chapter_dir, results_dir):
     previous = previous_chapter(rows, chapter)
     below = footer(machine, chapter_dir, results_dir)
 
-    ratios = ([f"`vs. {previous}`: this chapter's GB/s divided by {previous}'s at the same n"]
-              if previous else [])
-    ratios.append("`× cub_…`: this chapter's GB/s divided by `cub::DeviceReduce`'s in the same "
-                  "run")
-    lines = [f"Measured on **{machine.gpu}**. GB/s: the input read once, in 10^9 bytes/s; "
-             f"% of DRAM peak: of the theoretical DRAM bandwidth ({machine.dram_gbps:.0f} GB/s). "
-             f"L2-resident rows (input < 4x L2, {machine.l2_label()}) measure L2 and launch "
-             f"latency, not DRAM: read their time per call. " + "; ".join(ratios)
-             + " (> 1: this chapter is faster).", ""]
     tables = 0
+    body = []
+    used_previous = False
+    bases = []  # the library kernels the tables compare with, in order
     for op, dtype in CHAPTER_SECTIONS:
         kernels = main_kernels(plot.select(mine, op, dtype), chapter)
         own = [k for k in kernels if not plot.is_baseline(k)]
+        if not kernels:
+            continue
+        _, base = plot.baseline_for(op, dtype)
+        if len(own) > 1:
+            # A chapter of several steps (08): one table of them all, then the last step's own.
+            body += [f"**{dtype} {op}, every step**, and the libraries measured beside them", ""]
+            body += steps_table(rows, chapter_dir, chapter, op, dtype) + ["", below, ""]
+            tables += 1
+            own = [lead_kernel(rows, chapter_dir, chapter, own)]
         # Library rows measured inside a chapter (08's cuBLAS) are the yardstick of its tables,
         # not tables of their own; a chapter of library rows only (09) shows them.
         for kernel in own or kernels:
             table = chapter_table(rows, chapter, kernel, op, dtype, previous)
             if table:
-                lines += [f"**{dtype} {op}**, `{kernel}`", ""] + table + ["", below, ""]
+                used_previous = used_previous or table[0].count("vs. ") > 0
+                body += [f"**{dtype} {op}**, `{kernel}`", ""] + table + ["", below, ""]
                 tables += 1
+                bases += [base] if base not in bases else []
+    ratios = ([f"`vs. {previous}`: this chapter's GB/s divided by {previous}'s at the same n"]
+              if used_previous else [])
+    if bases and all(b.startswith("cub_") for b in bases):
+        ratios.append("`× cub_…`: this chapter's GB/s divided by `cub::DeviceReduce`'s in the same run")
+    elif bases:
+        ratios.append(" and ".join(f"`× {b}`" for b in bases) +
+                      ": this chapter's GB/s divided by that library kernel's in the same run")
+    reads = ("the bytes of both vectors read once" if any(r["op"] == "dot" for r in mine)
+             else "the input read once")
+    lines = [f"Measured on **{machine.gpu}**. GB/s: {reads}, in 10^9 bytes/s; "
+             f"% of DRAM peak: of the theoretical DRAM bandwidth ({machine.dram_gbps:.0f} GB/s). "
+             f"L2-resident rows (input < 4x L2, {machine.l2_label()}) measure L2 and launch "
+             f"latency, not DRAM: read their time per call. " + "; ".join(ratios)
+             + " (> 1: this chapter is faster).", ""] + body
     for kernel in main_kernels(mine, chapter):
         if not sweep_variants(rows, chapter, kernel):
             continue

@@ -638,7 +638,8 @@ def chart_dot(rows, machine, styles, path):
     if not part:
         return _placeholder(path, title, "No dot-product rows in bench.csv.")
     # A kernel keeps its colour across element types; the line style and marker tell them apart.
-    series = [(styles.label(ch, k) + ("" if dt == "f32" else f", {dt}"), rs, styles.color(ch, k),
+    several = len({r["dtype"] for r in part}) > 1
+    series = [(styles.label(ch, k) + (f", {dt}" if several else ""), rs, styles.color(ch, k),
                DTYPE_STYLE.get(dt, ("-", "o"))[0], DTYPE_STYLE.get(dt, ("-", "o"))[1])
               for (ch, k, dt), rs in series_of(part, ("chapter", "kernel", "dtype")).items()]
     _bandwidth_chart(path, title + "; bytes count both input vectors", series, machine,
@@ -679,9 +680,17 @@ def chart_roofline(rows, machine, styles, path):
     xs_pts = [p[0] for p in points]
     x_lo, x_hi = min(xs_pts) / 16, max(ridge * 8, max(xs_pts) * 16)
     ax.set_xlim(x_lo, x_hi)
-    ys_pts = [p[1] for p in points]
+    # Every f32 reduction does about one FLOP per 4-byte element, so all points share one
+    # intensity and pile up on a vertical line. Each gets a label to the right, joined by a
+    # leader line, stacked top-down in performance order so that no two labels collide; the
+    # y axis reaches below the lowest label.
+    points.sort(key=lambda p: -p[1])
+    label_ys, label_y = [], math.inf
+    for p in points:
+        label_y = min(p[1], label_y / 1.4)
+        label_ys.append(label_y)
     y_top = (machine.fp32_gflops or mem_gbps * x_hi) * 3
-    ax.set_ylim(min(ys_pts + [mem_gbps * x_lo]) / 3, y_top)
+    ax.set_ylim(min(label_ys + [mem_gbps * x_lo]) / 2, y_top)
 
     xs = [x_lo * (x_hi / x_lo) ** (i / 200) for i in range(201)]
     roof = [min(mem_gbps * x, machine.fp32_gflops or math.inf) for x in xs]
@@ -700,16 +709,20 @@ def chart_roofline(rows, machine, styles, path):
             f"memory roof ({mem_what}): {mem_gbps:.0f} GB/s × intensity",
             rotation=angle, rotation_mode="anchor", ha="left", va="bottom", fontsize=10)
 
-    # Every f32 reduction does about one FLOP per 4-byte element, so all points share one
-    # intensity and pile up on a vertical line. Each gets a label to the right, joined by a
-    # leader line, stacked top-down in performance order so that no two labels collide.
-    label_y = math.inf
-    for intensity, gflops, color, marker, label in sorted(points, key=lambda p: -p[1]):
+    if machine.copy_gbps:
+        # A copy writes as much as it reads; a reduction only reads, so it may pass the copy's
+        # roof. The theoretical DRAM roof above it is the one no kernel can pass.
+        ax.plot(xs, [min(machine.dram_gbps * x, machine.fp32_gflops or math.inf) for x in xs],
+                color="firebrick", linewidth=1, linestyle="--")
+        ax.text(x_text * 32, machine.dram_gbps * x_text * 32 * 1.3,
+                f"theoretical DRAM: {machine.dram_gbps:.0f} GB/s", color="firebrick",
+                rotation=angle, rotation_mode="anchor", ha="left", va="bottom", fontsize=9)
+
+    for (intensity, gflops, color, marker, label), label_y in zip(points, label_ys):
         hollow = marker == "s"  # dot products: open squares, so a circle below stays visible
         ax.plot(intensity, gflops, marker=marker, markersize=11 if hollow else 7,
                 linestyle="none", color=color, markerfacecolor="none" if hollow else color,
                 markeredgecolor=color if hollow else "black", markeredgewidth=1.5 if hollow else 0.6)
-        label_y = min(gflops, label_y / 1.4)
         ax.annotate(f"{label}: {gflops:.0f} GFLOP/s", (intensity, gflops),
                     xytext=(intensity * 6, label_y), textcoords="data", va="center", fontsize=8.5,
                     color=color,

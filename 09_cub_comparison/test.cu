@@ -83,3 +83,9 @@ TEST_CASE("09_cub_comparison: the pitfall, Sum of __half into __half accumulates
   const test::Outcome widened = test::run_checked(ch09::chapter(), Op::sum, ones);
   CHECK(widened.got.value == 100000.0);
 }
+
+TEST_CASE("09_cub_comparison: adversarial inputs") {
+  // The shared set (all equal, heavy cancellation, subnormals, 16-bit sums past f16's range).
+  // None of them puts a NaN into Max or Min, whose NaN behaviour CUB leaves open (above).
+  test::check_adversarial(ch09::chapter());
+}

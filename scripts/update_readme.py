@@ -138,24 +138,31 @@ def other_variants(rows, chapter, kernel):
                    and k != f"{kernel}_{PLAIN_LAUNCH}"), key=plot.natural_key)
 
 
-def variants_table(rows, chapter, kernel, variants):
-    """f32 sum GB/s, % of peak and ratio to CUB of the main kernel and each variant, at the
-    sizes the variants were measured at."""
-    at = {(r["kernel"], r["n"]): r for r in plot.select(rows, "sum", "f32") if r["chapter"] == chapter}
-    sizes = sorted({n for (k, n) in at if k in variants})
+def per_size_table(at, kernels, sizes, ratio_header, name=lambda k: f"`{k}`"):
+    """One line per kernel, three columns per size: GB/s, % of peak and the row's ratio_to_cub
+    (under ratio_header). at: {(kernel, n): row}."""
     header = ["kernel"]
     for n in sizes:
-        some = at[next(k for k in variants if (k, n) in at), n]
-        header += [f"GB/s, n = {plot.pow2_label(n)} ({memory_label(some)})", "% of peak", "× CUB"]
+        some = next(at[k, n] for k in kernels if (k, n) in at)
+        header += [f"GB/s, n = {plot.pow2_label(n)} ({memory_label(some)})", "% of peak", ratio_header]
     body = []
-    for k in [kernel] + variants:
-        cells = [f"`{k}`" + (" (main)" if k == kernel else "")]
+    for k in kernels:
+        cells = [name(k)]
         for n in sizes:
             r = at.get((k, n))
             cells += [fmt("gbps", r and r["gbps"]), fmt("pct_peak", r and r["pct_peak"]),
                       fmt("ratio_to_cub", r and r["ratio_to_cub"])]
         body.append(cells)
     return plot.markdown_table(header, body, text_columns=1)
+
+
+def variants_table(rows, chapter, kernel, variants):
+    """f32 sum GB/s, % of peak and ratio to CUB of the main kernel and each variant, at the
+    sizes the variants were measured at."""
+    at = {(r["kernel"], r["n"]): r for r in plot.select(rows, "sum", "f32") if r["chapter"] == chapter}
+    sizes = sorted({n for (k, n) in at if k in variants})
+    return per_size_table(at, [kernel] + variants, sizes, "× CUB",
+                          lambda k: f"`{k}`" + (" (main)" if k == kernel else ""))
 
 
 def in_source_order(chapter_dir, kernels):
@@ -193,19 +200,7 @@ def steps_table(rows, chapter_dir, chapter, op, dtype):
         sorted((k for k in kernels if plot.is_baseline(k)), key=plot.natural_key)
     sizes = [n for n in CHAPTER_SIZES if any((k, n) in at for k in kernels)]
     _, base = plot.baseline_for(op, dtype)
-    header = ["kernel"]
-    for n in sizes:
-        some = next(at[k, n] for k in kernels if (k, n) in at)
-        header += [f"GB/s, n = {plot.pow2_label(n)} ({memory_label(some)})", "% of peak", f"× `{base}`"]
-    body = []
-    for k in kernels:
-        cells = [f"`{k}`"]
-        for n in sizes:
-            r = at.get((k, n))
-            cells += [fmt("gbps", r and r["gbps"]), fmt("pct_peak", r and r["pct_peak"]),
-                      fmt("ratio_to_cub", r and r["ratio_to_cub"])]
-        body.append(cells)
-    return plot.markdown_table(header, body, text_columns=1)
+    return per_size_table(at, kernels, sizes, f"× `{base}`")
 
 
 def small_n_table(rows, chapter, kernel):

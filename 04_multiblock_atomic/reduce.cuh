@@ -8,6 +8,7 @@
 // is not deterministic: the blocks arrive in a different order on every run.
 #pragma once
 
+#include "04_multiblock_atomic/atomic_combine.cuh"
 #include "chapter_builder.cuh"
 #include "multipass.cuh"
 #include "reduce_ops.cuh"
@@ -17,24 +18,8 @@ namespace ch04 {
 constexpr unsigned kBlock = 256;        // threads per block
 constexpr unsigned kTile = 2 * kBlock;  // elements per block: each thread loads two
 
-// Folds v into *out atomically. Sum has a native float atomicAdd; max and min do not, so they
-// retry a compare-and-swap on the bits until no other block changed the value in between.
-template <class Op>
-__device__ void atomic_combine(float* out, float v) {
-  if constexpr (Op::op == red::Op::sum) {
-    atomicAdd(out, v);
-  } else {
-    unsigned* bits = reinterpret_cast<unsigned*>(out);
-    unsigned seen = *bits;
-    while (true) {
-      const unsigned wanted = __float_as_uint(Op::combine(__uint_as_float(seen), v));
-      if (wanted == seen) return;  // v does not change the result: no write needed
-      const unsigned before = atomicCAS(bits, seen, wanted);
-      if (before == seen) return;  // our value went in
-      seen = before;               // another block got there first: combine with its value
-    }
-  }
-}
+// The new step, atomic_combine<Op>(out, v): atomicAdd for a sum, a compare-and-swap loop for
+// max and min (atomic_combine.cuh, a header of its own because chapter 05 reuses it).
 
 template <class Op>
 __global__ void reduce_atomic(const float* in, std::size_t n, float* result) {

@@ -7,6 +7,7 @@
 // Cost: the input read once, ceil(n / (512 kCoarsen)) atomics, 8 barriers per block as before.
 #pragma once
 
+#include "04_multiblock_atomic/atomic_combine.cuh"  // the same atomic step as chapter 04
 #include "chapter_builder.cuh"
 #include "multipass.cuh"
 #include "reduce_ops.cuh"
@@ -17,24 +18,6 @@ constexpr unsigned kBlock = 256;  // threads per block
 // Elements per thread = 2 x kCoarsen. The README's sweep over the factor on the H200 shows
 // why this value (scripts/run_benchmarks.sh measures 1, 2, 4, 8, 16, 32 and 64).
 constexpr unsigned kCoarsen = 16;
-
-// Same CAS-based atomics as chapter 04 (sum is native).
-template <class Op>
-__device__ void atomic_combine(float* out, float v) {
-  if constexpr (Op::op == red::Op::sum) {
-    atomicAdd(out, v);
-  } else {
-    unsigned* bits = reinterpret_cast<unsigned*>(out);
-    unsigned seen = *bits;
-    while (true) {
-      const unsigned wanted = __float_as_uint(Op::combine(__uint_as_float(seen), v));
-      if (wanted == seen) return;
-      const unsigned before = atomicCAS(bits, seen, wanted);
-      if (before == seen) return;
-      seen = before;
-    }
-  }
-}
 
 template <class Op, unsigned Coarsen>
 __global__ void reduce_coarsened(const float* in, std::size_t n, float* result) {
@@ -57,7 +40,7 @@ __global__ void reduce_coarsened(const float* in, std::size_t n, float* result) 
     __syncthreads();
     if (tid < stride) tree[tid] = Op::combine(tree[tid], tree[tid + stride]);
   }
-  if (tid == 0) atomic_combine<Op>(result, tree[0]);
+  if (tid == 0) ch04::atomic_combine<Op>(result, tree[0]);
 }
 
 template <unsigned Coarsen>

@@ -7,34 +7,18 @@
 #include <type_traits>
 
 #include "01_naive/reduce.cuh"
+#include "02_convergent/reduce.cuh"
+#include "03_shared/reduce.cuh"
+#include "04_multiblock_atomic/reduce.cuh"
+#include "05_coarsened/reduce.cuh"
+#include "06_warp_shuffle/reduce.cuh"
+#include "07_two_pass/reduce.cuh"
+#include "08_dot_product/baselines.cuh"
+#include "08_dot_product/reduce.cuh"
+#include "09_cub_comparison/reduce.cuh"
 #include "bench.hpp"
 #include "cuda_check.hpp"
 #include "machine_info.cuh"
-#if __has_include("02_convergent/reduce.cuh")
-#include "02_convergent/reduce.cuh"
-#endif
-#if __has_include("03_shared/reduce.cuh")
-#include "03_shared/reduce.cuh"
-#endif
-#if __has_include("04_multiblock_atomic/reduce.cuh")
-#include "04_multiblock_atomic/reduce.cuh"
-#endif
-#if __has_include("05_coarsened/reduce.cuh")
-#include "05_coarsened/reduce.cuh"
-#endif
-#if __has_include("06_warp_shuffle/reduce.cuh")
-#include "06_warp_shuffle/reduce.cuh"
-#endif
-#if __has_include("07_two_pass/reduce.cuh")
-#include "07_two_pass/reduce.cuh"
-#endif
-#if __has_include("08_dot_product/reduce.cuh")
-#include "08_dot_product/baselines.cuh"
-#include "08_dot_product/reduce.cuh"
-#endif
-#if __has_include("09_cub_comparison/reduce.cuh")
-#include "09_cub_comparison/reduce.cuh"
-#endif
 
 using namespace red;
 
@@ -55,28 +39,9 @@ int main(int argc, char** argv) {
     }
   for (const auto& line : machine) benchmark::AddCustomContext(line.key, line.value);
 
-  std::vector<const Chapter*> chapters = {&ch01::chapter()};
-#if __has_include("02_convergent/reduce.cuh")
-  chapters.push_back(&ch02::chapter());
-#endif
-#if __has_include("03_shared/reduce.cuh")
-  chapters.push_back(&ch03::chapter());
-#endif
-#if __has_include("04_multiblock_atomic/reduce.cuh")
-  chapters.push_back(&ch04::chapter());
-#endif
-#if __has_include("05_coarsened/reduce.cuh")
-  chapters.push_back(&ch05::chapter());
-#endif
-#if __has_include("06_warp_shuffle/reduce.cuh")
-  chapters.push_back(&ch06::chapter());
-#endif
-#if __has_include("07_two_pass/reduce.cuh")
-  chapters.push_back(&ch07::chapter());
-#endif
-#if __has_include("09_cub_comparison/reduce.cuh")
-  chapters.push_back(&ch09::chapter());
-#endif
+  const std::vector<const Chapter*> chapters = {&ch01::chapter(), &ch02::chapter(), &ch03::chapter(),
+                                                &ch04::chapter(), &ch05::chapter(), &ch06::chapter(),
+                                                &ch07::chapter(), &ch09::chapter()};
 
   // Grouped by (dtype, n) so every chapter reuses the same input on the device; a chapter is
   // registered only for the pairs it supports.
@@ -85,14 +50,11 @@ int main(int argc, char** argv) {
       for (Op op : {Op::sum, Op::max, Op::argmax}) {
         if (t != DType::f32 && op != Op::sum) continue;
         for (const Chapter* ch : chapters) bench::register_chapter(*ch, {{op, t, std::size_t{1} << log2n}});
-#if __has_include("07_two_pass/reduce.cuh")
         // Chapter 07 with pass 2 launched the ordinary way: what the early launch is worth where
         // launches dominate (small n).
         if (t == DType::f32 && op == Op::sum && log2n <= 18)
           bench::register_chapter(ch07::chapter_with<false>(), {{op, t, std::size_t{1} << log2n}});
-#endif
       }
-#if __has_include("05_coarsened/reduce.cuh")
   // Chapter 05's sweep of the coarsening factor, f32 sum, at a DRAM-resident and an L2 size.
   for (std::size_t n : {std::size_t{1} << 20, std::size_t{1} << 28}) {
     std::vector<bench::Case> at_n = {{Op::sum, DType::f32, n}};
@@ -103,9 +65,7 @@ int main(int argc, char** argv) {
     bench::register_chapter(ch05::chapter_with_factor<32>(), at_n);
     bench::register_chapter(ch05::chapter_with_factor<64>(), at_n);
   }
-#endif
 
-#if __has_include("08_dot_product/reduce.cuh")
   // Dot products: chapter 08's steps and the two library answers, grouped by (dtype, n). The
   // 16-bit inputs run the main kernel and CUB only (cuBLAS's Sdot is f32).
   for (DType t : {DType::f32, DType::f16, DType::bf16})
@@ -120,8 +80,6 @@ int main(int argc, char** argv) {
       bench::register_chapter(ch08::chapter(), at_n);
       bench::register_chapter(ch08::cub_transform_reduce(), at_n);
     }
-#endif
-#if __has_include("07_two_pass/reduce.cuh")
   // Chapter 07's sweep of the vectors each thread loads per trip (the lesson's is ch07::kUnroll),
   // and of an L2 prefetch hint on every load.
   for (int log2n : {24, 26, 28, 30}) {
@@ -137,7 +95,6 @@ int main(int argc, char** argv) {
     bench::register_chapter(ch07::chapter_with<true, 4, true>(), at_n);
     bench::register_chapter(ch07::chapter_with<true, 8, true>(), at_n);
   }
-#endif
 
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;

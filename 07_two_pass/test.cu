@@ -27,8 +27,9 @@ RawResult run_on_garbage(const Chapter& chapter, const ReduceCall& call, const W
 TEST_CASE("07_two_pass: shared size matrix, every op and dtype") {
   // One block trip is 256 threads x unroll_for<T>() vectors: 4096 elements for 8-byte types, 8192
   // for the others. The grid stops growing at SMs x blocks per SM (for the f32 sum on the H200,
-  // 528 blocks: just above 2^22 elements).
-  test::check_support_matrix(ch(), {4096, 8192, 16384, std::size_t{1} << 22});
+  // 528 blocks: just above 2^22 elements). 2^23 + 3 fills the whole grid for every dtype, so
+  // blocks make more than one trip, and ends in a ragged tail.
+  test::check_support_matrix(ch(), {4096, 8192, 16384, std::size_t{1} << 22, (std::size_t{1} << 23) + 3});
 }
 
 TEST_CASE("07_two_pass: bitwise identical over 100 runs, scratch refilled with garbage between runs") {

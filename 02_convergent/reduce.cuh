@@ -37,38 +37,23 @@ __global__ void reduce_convergent(typename Op::Acc* data, std::size_t len, typen
   }
 }
 
-// Scratch: a copy of the input (the tree works in place) and the first pass's partials.
-template <class Op>
-struct Scratch {
-  typename Op::Acc* copy;
-  typename Op::Acc* partials;
-  Scratch(void* base, std::size_t n) {
-    red::ScratchCarver carve(base);
-    copy = carve.take<typename Op::Acc>(n);
-    partials = carve.take<typename Op::Acc>(red::ceil_div(n, kTile));
-    bytes = carve.bytes();
-  }
-  std::size_t bytes;
-};
-
+// The launcher: copy the input into scratch (common/multipass.cuh), then one reduce_convergent pass per
+// level of kTile-element tiles until one value is left.
 template <class Op>
 void launch(const red::ReduceCall& c) {
   using T = typename Op::Acc;
-  static_assert(std::is_same_v<T, typename Op::In>, "the in-place tree needs Acc == In");
-  if (c.n == 0) return red::launch_store_identity<Op>(c.output, c.stream);
-  Scratch<Op> s(c.scratch, c.n);
-  CUDA_CHECK(cudaMemcpyAsync(s.copy, c.input, c.n * sizeof(T), cudaMemcpyDeviceToDevice, c.stream));
-  red::run_multipass(s.copy, c.n, kTile, s.partials, s.copy, c.output,
-                     [&](T* src, std::size_t len, T* partials, void* result, std::size_t blocks) {
-                       reduce_convergent<Op><<<blocks, kBlock, 0, c.stream>>>(src, len, partials, result);
-                       CUDA_CHECK_LAUNCH();
-                     });
+  red::reduce_copy_in_place<Op>(c, kTile, [&](T* src, std::size_t len, T* partials, void* result, std::size_t blocks) {
+    reduce_convergent<Op><<<blocks, kBlock, 0, c.stream>>>(src, len, partials, result);
+    CUDA_CHECK_LAUNCH();
+  });
 }
 
 inline const red::Chapter& chapter() {
   static const red::Chapter ch = red::make_chapter<red::Ops<red::Sum, red::Max, red::Min>, red::Types<float>>(
       "02_convergent", "convergent tree reduction (stride halving, tid < stride), in place on a copy in global memory",
-      [](auto op, std::size_t n) { return Scratch<red::op_t<decltype(op)>>(nullptr, n).bytes; },
+      [](auto op, std::size_t n) {
+        return red::InPlaceScratch<typename red::op_t<decltype(op)>::Acc>(nullptr, n, kTile).bytes;
+      },
       [](auto op, const red::ReduceCall& c) { launch<red::op_t<decltype(op)>>(c); },
       [](std::size_t n) { return red::multipass_depth(n, kTile); }, "reduce_convergent");
   return ch;

@@ -1,10 +1,11 @@
 // Host-side pieces several chapters' launchers share: the classic multi-pass driver, the
-// empty-input case, and carving one scratch buffer into typed parts.
+// empty-input case, carving one scratch buffer into typed parts, and the in-place tree's copy.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <type_traits>
 #include <utility>
 
 #include "chapter.hpp"
@@ -75,5 +76,33 @@ class ScratchCarver {
   char* base_;
   std::size_t offset_ = 0;
 };
+
+// Chapters 01 and 02 run their tree in place, in global memory, so they reduce a copy of the
+// input and the caller's input is never written. Scratch: the copy, then pass 1's partials.
+template <class T>
+struct InPlaceScratch {
+  T* copy;
+  T* partials;
+  std::size_t bytes;
+  InPlaceScratch(void* base, std::size_t n, std::size_t tile) {
+    ScratchCarver carve(base);
+    copy = carve.take<T>(n);
+    partials = carve.take<T>(ceil_div(n, tile));
+    bytes = carve.bytes();
+  }
+};
+
+// Copies the input into scratch and runs the multi-pass tree on the copy. Pass 1 reduces the copy
+// in place into `partials`; later passes alternate between `partials` and the copy's space, which
+// is free by then. pass(src, len, partials, result, blocks) launches one pass (run_multipass).
+template <class Op, class Pass>
+void reduce_copy_in_place(const ReduceCall& c, std::size_t tile, Pass pass) {
+  using T = typename Op::Acc;
+  static_assert(std::is_same_v<T, typename Op::In>, "the in-place tree needs Acc == In");
+  if (c.n == 0) return launch_store_identity<Op>(c.output, c.stream);
+  InPlaceScratch<T> s(c.scratch, c.n, tile);
+  CUDA_CHECK(cudaMemcpyAsync(s.copy, c.input, c.n * sizeof(T), cudaMemcpyDeviceToDevice, c.stream));
+  run_multipass(s.copy, c.n, tile, s.partials, s.copy, c.output, pass);
+}
 
 }  // namespace red

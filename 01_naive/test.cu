@@ -16,6 +16,8 @@ TEST_CASE("01_naive: repeated calls into one output and scratch leave nothing st
 
 TEST_CASE("01_naive: misaligned starts") { test::check_misaligned_starts(ch01::chapter()); }
 
-TEST_CASE("01_naive: more than 2^31 elements") { test::check_above_2_31(ch01::chapter()); }
+TEST_CASE("01_naive: more than 2^31 elements" * doctest::test_suite("large")) {
+  test::check_above_2_31(ch01::chapter());
+}
 
 TEST_CASE("01_naive: adversarial inputs") { test::check_adversarial(ch01::chapter()); }

@@ -16,6 +16,8 @@ TEST_CASE("02_convergent: repeated calls into one output and scratch leave nothi
 
 TEST_CASE("02_convergent: misaligned starts") { test::check_misaligned_starts(ch02::chapter()); }
 
-TEST_CASE("02_convergent: more than 2^31 elements") { test::check_above_2_31(ch02::chapter()); }
+TEST_CASE("02_convergent: more than 2^31 elements" * doctest::test_suite("large")) {
+  test::check_above_2_31(ch02::chapter());
+}
 
 TEST_CASE("02_convergent: adversarial inputs") { test::check_adversarial(ch02::chapter()); }

@@ -16,6 +16,8 @@ TEST_CASE("03_shared: repeated calls into one output and scratch leave nothing s
 
 TEST_CASE("03_shared: misaligned starts") { test::check_misaligned_starts(ch03::chapter()); }
 
-TEST_CASE("03_shared: more than 2^31 elements") { test::check_above_2_31(ch03::chapter()); }
+TEST_CASE("03_shared: more than 2^31 elements" * doctest::test_suite("large")) {
+  test::check_above_2_31(ch03::chapter());
+}
 
 TEST_CASE("03_shared: adversarial inputs") { test::check_adversarial(ch03::chapter()); }

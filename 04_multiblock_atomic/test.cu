@@ -47,7 +47,9 @@ TEST_CASE("04_multiblock_atomic: float sums are not bitwise reproducible, but al
 
 TEST_CASE("04_multiblock_atomic: misaligned starts") { test::check_misaligned_starts(ch04::chapter()); }
 
-TEST_CASE("04_multiblock_atomic: more than 2^31 elements") { test::check_above_2_31(ch04::chapter()); }
+TEST_CASE("04_multiblock_atomic: more than 2^31 elements" * doctest::test_suite("large")) {
+  test::check_above_2_31(ch04::chapter());
+}
 
 TEST_CASE("04_multiblock_atomic: adversarial inputs") { test::check_adversarial(ch04::chapter()); }
 

@@ -34,7 +34,9 @@ TEST_CASE("05_coarsened: max of all-negative inputs is not 0") {
 
 TEST_CASE("05_coarsened: misaligned starts") { test::check_misaligned_starts(ch05::chapter()); }
 
-TEST_CASE("05_coarsened: more than 2^31 elements") { test::check_above_2_31(ch05::chapter()); }
+TEST_CASE("05_coarsened: more than 2^31 elements" * doctest::test_suite("large")) {
+  test::check_above_2_31(ch05::chapter());
+}
 
 TEST_CASE("05_coarsened: adversarial inputs") { test::check_adversarial(ch05::chapter()); }
 

@@ -91,7 +91,9 @@ TEST_CASE("06_warp_shuffle: repeated calls into one output and scratch leave not
 
 TEST_CASE("06_warp_shuffle: misaligned starts") { test::check_misaligned_starts(ch06::chapter()); }
 
-TEST_CASE("06_warp_shuffle: more than 2^31 elements") { test::check_above_2_31(ch06::chapter()); }
+TEST_CASE("06_warp_shuffle: more than 2^31 elements" * doctest::test_suite("large")) {
+  test::check_above_2_31(ch06::chapter());
+}
 
 TEST_CASE("06_warp_shuffle: adversarial inputs") { test::check_adversarial(ch06::chapter()); }
 

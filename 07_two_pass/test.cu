@@ -131,7 +131,7 @@ TEST_CASE("07_two_pass: NaN, infinities and the empty input") { test::check_spec
 
 TEST_CASE("07_two_pass: misaligned starts") { test::check_misaligned_starts(ch()); }
 
-TEST_CASE("07_two_pass: more than 2^31 elements") { test::check_above_2_31(ch()); }
+TEST_CASE("07_two_pass: more than 2^31 elements" * doctest::test_suite("large")) { test::check_above_2_31(ch()); }
 
 TEST_CASE("07_two_pass: adversarial inputs") { test::check_adversarial(ch()); }
 

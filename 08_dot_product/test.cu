@@ -77,7 +77,7 @@ TEST_CASE("08_dot_product: the library baselines") {
     test::check_sizes(ch08::cub_transform_reduce(), Op::dot, t, sizes);
 }
 
-TEST_CASE("08_dot_product: more than 2^31 elements") {
+TEST_CASE("08_dot_product: more than 2^31 elements" * doctest::test_suite("large")) {
   for (const Chapter* step : kSteps) test::check_above_2_31(*step);
 }
 

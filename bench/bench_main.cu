@@ -4,21 +4,11 @@
 
 #include <cstdio>
 #include <cstring>
-#include <type_traits>
 
-#include "01_naive/reduce.cuh"
-#include "02_convergent/reduce.cuh"
-#include "03_shared/reduce.cuh"
-#include "04_multiblock_atomic/reduce.cuh"
-#include "05_coarsened/reduce.cuh"
-#include "06_warp_shuffle/reduce.cuh"
-#include "07_two_pass/reduce.cuh"
-#include "08_dot_product/baselines.cuh"
-#include "08_dot_product/reduce.cuh"
-#include "09_cub_comparison/reduce.cuh"
 #include "bench.hpp"
 #include "cuda_check.hpp"
 #include "machine_info.cuh"
+#include "suite.hpp"
 
 using namespace red;
 
@@ -39,9 +29,9 @@ int main(int argc, char** argv) {
     }
   for (const auto& line : machine) benchmark::AddCustomContext(line.key, line.value);
 
-  const std::vector<const Chapter*> chapters = {&ch01::chapter(), &ch02::chapter(), &ch03::chapter(),
-                                                &ch04::chapter(), &ch05::chapter(), &ch06::chapter(),
-                                                &ch07::chapter(), &ch09::chapter()};
+  std::vector<const Chapter*> chapters = bench::suite::chapters_01_to_05();
+  for (const Chapter* ch : {&bench::suite::chapter_06(), &bench::suite::chapter_07(), &bench::suite::chapter_09()})
+    chapters.push_back(ch);
 
   // Grouped by (dtype, n) so every chapter reuses the same input on the device; a chapter is
   // registered only for the pairs it supports.
@@ -53,48 +43,28 @@ int main(int argc, char** argv) {
         // Chapter 07 with pass 2 launched the ordinary way: what the early launch is worth where
         // launches dominate (small n).
         if (t == DType::f32 && op == Op::sum && log2n <= 18)
-          bench::register_chapter(ch07::chapter_with<false>(), {{op, t, std::size_t{1} << log2n}});
+          bench::register_chapter(bench::suite::chapter_07_plain_launch(), {{op, t, std::size_t{1} << log2n}});
       }
   // Chapter 05's sweep of the coarsening factor, f32 sum, at a DRAM-resident and an L2 size.
-  for (std::size_t n : {std::size_t{1} << 20, std::size_t{1} << 28}) {
-    std::vector<bench::Case> at_n = {{Op::sum, DType::f32, n}};
-    bench::register_chapter(ch05::chapter_with_factor<1>(), at_n);
-    bench::register_chapter(ch05::chapter_with_factor<2>(), at_n);
-    bench::register_chapter(ch05::chapter_with_factor<4>(), at_n);
-    bench::register_chapter(ch05::chapter_with_factor<8>(), at_n);
-    bench::register_chapter(ch05::chapter_with_factor<32>(), at_n);
-    bench::register_chapter(ch05::chapter_with_factor<64>(), at_n);
-  }
+  for (std::size_t n : {std::size_t{1} << 20, std::size_t{1} << 28})
+    for (const Chapter* variant : bench::suite::coarsening_sweep_05())
+      bench::register_chapter(*variant, {{Op::sum, DType::f32, n}});
 
   // Dot products: chapter 08's steps and the two library answers, grouped by (dtype, n). The
   // 16-bit inputs run the main kernel and CUB only (cuBLAS's Sdot is f32).
   for (DType t : {DType::f32, DType::f16, DType::bf16})
     for (int log2n = 10; log2n <= 30; log2n += 2) {
       const std::vector<bench::Case> at_n = {{Op::dot, t, std::size_t{1} << log2n}};
-      if (t == DType::f32) {
-        bench::register_chapter(ch08::chapter_step<ch08::Step::shared>(), at_n);
-        bench::register_chapter(ch08::chapter_step<ch08::Step::coarsened>(), at_n);
-        bench::register_chapter(ch08::chapter_step<ch08::Step::fma>(), at_n);
-        bench::register_chapter(ch08::cublas_sdot(), at_n);
-      }
-      bench::register_chapter(ch08::chapter(), at_n);
-      bench::register_chapter(ch08::cub_transform_reduce(), at_n);
+      if (t == DType::f32)
+        for (const Chapter* step : bench::suite::dot_steps_f32()) bench::register_chapter(*step, at_n);
+      bench::register_chapter(bench::suite::chapter_08(), at_n);
+      bench::register_chapter(bench::suite::dot_cub(), at_n);
     }
   // Chapter 07's sweep of the vectors each thread loads per trip (the lesson's is ch07::kUnroll),
   // and of an L2 prefetch hint on every load.
-  for (int log2n : {24, 26, 28, 30}) {
-    std::vector<bench::Case> at_n = {{Op::sum, DType::f32, std::size_t{1} << log2n}};
-    const auto unroll = [&](auto u) {
-      if constexpr (u.value != ch07::kUnroll) bench::register_chapter(ch07::chapter_with<true, u.value>(), at_n);
-    };
-    unroll(std::integral_constant<unsigned, 1>{});
-    unroll(std::integral_constant<unsigned, 2>{});
-    unroll(std::integral_constant<unsigned, 4>{});
-    unroll(std::integral_constant<unsigned, 8>{});
-    unroll(std::integral_constant<unsigned, 16>{});
-    bench::register_chapter(ch07::chapter_with<true, 4, true>(), at_n);
-    bench::register_chapter(ch07::chapter_with<true, 8, true>(), at_n);
-  }
+  for (int log2n : {24, 26, 28, 30})
+    for (const Chapter* variant : bench::suite::unroll_sweep_07())
+      bench::register_chapter(*variant, {{Op::sum, DType::f32, std::size_t{1} << log2n}});
 
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;

@@ -1,14 +1,14 @@
 #include "inputs.hpp"
 
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
+#include <type_traits>
+
+#include "host_types.hpp"
 
 namespace red {
 
@@ -38,16 +38,9 @@ std::optional<Dist> parse_dist(std::string_view s) {
 
 namespace {
 
-template <class T>
-T load_as(const std::byte* p) {
-  T v;
-  std::memcpy(&v, p, sizeof(T));
-  return v;
-}
-template <class T>
-void store_as(std::byte* p, T v) {
-  std::memcpy(p, &v, sizeof(T));
-}
+// Below this many elements (or bytes) a loop runs on one thread: starting the thread team would
+// cost more than it saves, and a test binary among several on one machine should not wake them all.
+constexpr std::ptrdiff_t kParallelFrom = std::ptrdiff_t{1} << 16;
 
 // splitmix64: a well-mixed 64-bit hash of (seed, i); the basis of every generator.
 std::uint64_t mix(std::uint64_t seed, std::uint64_t i) {
@@ -88,80 +81,74 @@ double sample(Dist d, bool integer, std::uint64_t seed, std::size_t i) {
 }  // namespace
 
 double HostArray::at(std::size_t i) const {
-  const std::byte* p = bytes.data() + i * size_of(dtype);
-  switch (dtype) {
-    case DType::f16:
-      return static_cast<double>(__half2float(load_as<__half>(p)));
-    case DType::bf16:
-      return static_cast<double>(__bfloat162float(load_as<__nv_bfloat16>(p)));
-    case DType::f32:
-      return load_as<float>(p);
-    case DType::f64:
-      return load_as<double>(p);
-    case DType::u8:
-      return load_as<std::uint8_t>(p);
-    case DType::i32:
-      return load_as<std::int32_t>(p);
-    case DType::i64:
-      return static_cast<double>(load_as<std::int64_t>(p));
-  }
-  return 0.0;
+  return host::with_storage_type(dtype, [&](auto* type) {
+    using T = std::remove_pointer_t<decltype(type)>;
+    T v;
+    std::memcpy(&v, bytes.data() + i * sizeof(T), sizeof(T));
+    return host::to_double(v);
+  });
 }
 
 std::int64_t HostArray::at_int(std::size_t i) const {
-  const std::byte* p = bytes.data() + i * size_of(dtype);
-  switch (dtype) {
-    case DType::u8:
-      return load_as<std::uint8_t>(p);
-    case DType::i32:
-      return load_as<std::int32_t>(p);
-    case DType::i64:
-      return load_as<std::int64_t>(p);
-    default:
-      return static_cast<std::int64_t>(at(i));
-  }
+  return host::with_storage_type(dtype, [&](auto* type) {
+    using T = std::remove_pointer_t<decltype(type)>;
+    T v;
+    std::memcpy(&v, bytes.data() + i * sizeof(T), sizeof(T));
+    return host::to_int64(v);
+  });
 }
 
 void HostArray::set(std::size_t i, double v) {
-  std::byte* p = bytes.data() + i * size_of(dtype);
-  switch (dtype) {
-    case DType::f16:
-      store_as(p, __float2half_rn(static_cast<float>(v)));
-      break;
-    case DType::bf16:
-      store_as(p, __float2bfloat16_rn(static_cast<float>(v)));
-      break;
-    case DType::f32:
-      store_as(p, static_cast<float>(v));
-      break;
-    case DType::f64:
-      store_as(p, v);
-      break;
-    case DType::u8:
-      store_as(p, static_cast<std::uint8_t>(v));
-      break;
-    case DType::i32:
-      store_as(p, static_cast<std::int32_t>(v));
-      break;
-    case DType::i64:
-      store_as(p, static_cast<std::int64_t>(v));
-      break;
-  }
+  host::with_storage_type(dtype, [&](auto* type) {
+    using T = std::remove_pointer_t<decltype(type)>;
+    const T stored = host::from_double<T>(v);
+    std::memcpy(bytes.data() + i * sizeof(T), &stored, sizeof(T));
+  });
 }
 
+HostArray::HostArray(DType t, std::size_t count) : dtype(t), n(count), bytes(count * size_of(t)) {
+  std::byte* p = bytes.data();
+  const std::ptrdiff_t total = static_cast<std::ptrdiff_t>(bytes.size());
+#pragma omp parallel for schedule(static) if (total >= kParallelFrom)
+  for (std::ptrdiff_t i = 0; i < total; ++i) p[i] = std::byte{0};
+}
+
+HostArray HostArray::uninitialised(DType t, std::size_t count) {
+  HostArray a;
+  a.dtype = t;
+  a.n = count;
+  a.bytes.resize(count * size_of(t));
+  return a;
+}
+
+namespace {
+// Writes value_of(i) into every element, on all cores; the dtype is decided once, outside the loop.
+template <class ValueOf>
+HostArray fill_with(DType t, std::size_t n, ValueOf value_of) {
+  HostArray a = HostArray::uninitialised(t, n);
+  host::with_storage_type(t, [&](auto* type) {
+    using T = std::remove_pointer_t<decltype(type)>;
+    T* out = static_cast<T*>(a.data());
+    const std::ptrdiff_t count = static_cast<std::ptrdiff_t>(n);
+#pragma omp parallel for schedule(static) if (count >= kParallelFrom)
+    for (std::ptrdiff_t i = 0; i < count; ++i) out[i] = host::from_double<T>(value_of(static_cast<std::size_t>(i)));
+  });
+  return a;
+}
+}  // namespace
+
 HostArray generate(DType t, std::size_t n, Dist dist, std::uint64_t seed) {
-  HostArray a(t, n);
   const bool integer = !is_floating(t);
   // u8 cannot hold negatives: shift the signed distributions into [0, 255].
   const bool unsigned_bytes = t == DType::u8;
-  parallel_for(n, [&](std::size_t b, std::size_t e) {
-    for (std::size_t i = b; i < e; ++i) {
-      double v = sample(dist, integer, seed, i);
-      if (unsigned_bytes) v = std::fmod(std::fabs(v) + (dist == Dist::ints ? 8 : 0), 256.0);
-      a.set(i, v);
-    }
+  return fill_with(t, n, [=](std::size_t i) {
+    double v = sample(dist, integer, seed, i);
+    return unsigned_bytes ? std::fmod(std::fabs(v) + (dist == Dist::ints ? 8 : 0), 256.0) : v;
   });
-  return a;
+}
+
+HostArray filled(DType t, std::size_t n, double value) {
+  return fill_with(t, n, [=](std::size_t) { return value; });
 }
 
 std::size_t raw_element_count(const std::string& path, DType t) {
@@ -178,7 +165,7 @@ std::size_t raw_element_count(const std::string& path, DType t) {
 }
 
 HostArray load_raw(const std::string& path, DType t, std::size_t count) {
-  HostArray a(t, std::min(count, raw_element_count(path, t)));
+  HostArray a = HostArray::uninitialised(t, std::min(count, raw_element_count(path, t)));
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot open input file '" + path + "'");
   in.read(reinterpret_cast<char*>(a.data()), static_cast<std::streamsize>(a.size_bytes()));

@@ -1,14 +1,17 @@
 // Input data on the host: seeded generators and a loader for raw binary files.
 //
 // Generators are counter-based (element i depends only on seed and i), so a given seed gives the
-// same array on every machine and standard library, and large arrays are filled in parallel.
+// same array on every machine and standard library, and large arrays are filled in parallel over
+// all cores with OpenMP (the same array whatever the thread count).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "dtype.hpp"
@@ -30,14 +33,36 @@ inline constexpr Dist kAllDists[] = {Dist::uniform,  Dist::normal, Dist::ints,
 std::string_view name(Dist d);
 std::optional<Dist> parse_dist(std::string_view s);
 
+// Leaves new elements uninitialised: a multi-gigabyte array is then first written (and its pages
+// first touched) by the parallel loop that fills it, not zeroed by one thread beforehand.
+template <class T>
+struct UninitialisedAllocator : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = UninitialisedAllocator<U>;
+  };
+  using std::allocator<T>::allocator;
+  template <class U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+
 // A typed array stored as raw bytes, so one type serves every dtype.
 struct HostArray {
   DType dtype = DType::f32;
   std::size_t n = 0;
-  std::vector<std::byte> bytes;
+  std::vector<std::byte, UninitialisedAllocator<std::byte>> bytes;
 
   HostArray() = default;
-  HostArray(DType t, std::size_t count) : dtype(t), n(count), bytes(count * size_of(t)) {}
+  // Every element zero (bytes cleared in parallel).
+  HostArray(DType t, std::size_t count);
+  // Elements left unset, for a caller that writes every byte next (generators, loaders, downloads).
+  static HostArray uninitialised(DType t, std::size_t count);
 
   const void* data() const { return bytes.data(); }
   void* data() { return bytes.data(); }
@@ -53,6 +78,9 @@ struct HostArray {
 
 HostArray generate(DType t, std::size_t n, Dist dist, std::uint64_t seed);
 
+// Every element set to `value` (converted to the dtype), in parallel.
+HostArray filled(DType t, std::size_t n, double value);
+
 // Raw little-endian array of the dtype. Throws std::runtime_error with a clear message when the
 // file is missing or its size is not a multiple of the element size.
 // Reads the first `count` elements (all of them when count is larger than the file).
@@ -60,27 +88,4 @@ HostArray load_raw(const std::string& path, DType t, std::size_t count = SIZE_MA
 // The number of elements a file holds, with the same checks, without reading it.
 std::size_t raw_element_count(const std::string& path, DType t);
 
-// Runs body(begin, end) over [0, n) on all hardware threads.
-template <class Body>
-void parallel_for(std::size_t n, Body body);
-
 }  // namespace red
-
-#include <algorithm>
-#include <thread>
-
-template <class Body>
-void red::parallel_for(std::size_t n, Body body) {
-  std::size_t workers = std::max(1u, std::thread::hardware_concurrency());
-  if (n < (1u << 16) || workers == 1) {
-    body(std::size_t{0}, n);
-    return;
-  }
-  std::vector<std::thread> pool;
-  std::size_t chunk = (n + workers - 1) / workers;
-  for (std::size_t w = 0; w < workers; ++w) {
-    std::size_t b = w * chunk, e = std::min(n, b + chunk);
-    if (b < e) pool.emplace_back([=] { body(b, e); });
-  }
-  for (auto& t : pool) t.join();
-}

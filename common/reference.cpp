@@ -1,13 +1,13 @@
 #include "reference.hpp"
 
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <stdexcept>
+#include <type_traits>
 #include <vector>
+
+#include "host_types.hpp"
 
 namespace red {
 
@@ -50,19 +50,32 @@ struct CompensatedSum {
   }
 };
 
-// Splits [0, n) over threads, reduces each chunk with `chunk_fn`, then merges in chunk order, so
-// the answer does not depend on the thread count's timing.
+// Cuts [0, n) into chunks of 2^16 elements, reduces the chunks on all cores (OpenMP), then merges
+// the partials in chunk order: the answer depends on n alone, never on the thread count.
 template <class Acc, class ChunkFn, class MergeFn>
 Acc reduce_chunks(std::size_t n, Acc init, ChunkFn chunk_fn, MergeFn merge_fn) {
-  const std::size_t chunk = 1u << 20;
-  std::size_t chunks = (n + chunk - 1) / chunk;
-  std::vector<Acc> partial(chunks, init);
-  parallel_for(chunks, [&](std::size_t b, std::size_t e) {
-    for (std::size_t c = b; c < e; ++c) partial[c] = chunk_fn(c * chunk, std::min(n, (c + 1) * chunk), init);
-  });
+  const std::size_t chunk = std::size_t{1} << 16;
+  const std::ptrdiff_t chunks = static_cast<std::ptrdiff_t>((n + chunk - 1) / chunk);
+  std::vector<Acc> partial(static_cast<std::size_t>(chunks), init);
+#pragma omp parallel for schedule(dynamic, 16) if (chunks > 1)
+  for (std::ptrdiff_t c = 0; c < chunks; ++c) {
+    const std::size_t begin = static_cast<std::size_t>(c) * chunk;
+    partial[static_cast<std::size_t>(c)] = chunk_fn(begin, std::min(n, begin + chunk), init);
+  }
   Acc acc = init;
   for (const Acc& p : partial) acc = merge_fn(acc, p);
   return acc;
+}
+
+// Calls f(i, element) for i in [b, e), the element in its storage type: the dtype is decided once
+// per chunk, not once per element.
+template <class F>
+void for_each_element(const HostArray& x, std::size_t b, std::size_t e, F f) {
+  host::with_storage_type(x.dtype, [&](auto* type) {
+    using T = std::remove_pointer_t<decltype(type)>;
+    const T* p = static_cast<const T*>(x.data());
+    for (std::size_t i = b; i < e; ++i) f(i, p[i]);
+  });
 }
 
 // "a beats b" for argmax: NaN above everything, then larger value; equal values keep the earlier.
@@ -100,7 +113,7 @@ Reference reference(const HostArray& x, Op op) {
       std::uint64_t total = reduce_chunks(
           n, std::uint64_t{0},
           [&](std::size_t b, std::size_t e, std::uint64_t s) {
-            for (std::size_t i = b; i < e; ++i) s += static_cast<std::uint64_t>(x.at_int(i));
+            for_each_element(x, b, e, [&](std::size_t, auto v) { s += static_cast<std::uint64_t>(host::to_int64(v)); });
             return s;
           },
           [](std::uint64_t a, std::uint64_t b) { return a + b; });
@@ -111,7 +124,7 @@ Reference reference(const HostArray& x, Op op) {
     CompensatedSum s = reduce_chunks(
         n, CompensatedSum{},
         [&](std::size_t b, std::size_t e, CompensatedSum acc) {
-          for (std::size_t i = b; i < e; ++i) acc.add(x.at(i));
+          for_each_element(x, b, e, [&](std::size_t, auto v) { acc.add(host::to_double(v)); });
           return acc;
         },
         [](CompensatedSum a, const CompensatedSum& b) {
@@ -147,10 +160,10 @@ Reference reference(const HostArray& x, Op op) {
   Extreme e = reduce_chunks(
       n, init,
       [&](std::size_t b, std::size_t end, Extreme acc) {
-        for (std::size_t i = b; i < end; ++i) {
-          Extreme c{x.at(i), x.at_int(i), static_cast<std::int64_t>(i)};
+        for_each_element(x, b, end, [&](std::size_t i, auto v) {
+          const Extreme c{host::to_double(v), host::to_int64(v), static_cast<std::int64_t>(i)};
           if (better(c, acc)) acc = c;
-        }
+        });
         return acc;
       },
       [&](Extreme a, const Extreme& b) { return better(b, a) ? b : a; });
@@ -168,7 +181,12 @@ Reference reference_dot(const HostArray& a, const HostArray& b) {
   CompensatedSum s = reduce_chunks(
       a.n, CompensatedSum{},
       [&](std::size_t lo, std::size_t hi, CompensatedSum acc) {
-        for (std::size_t i = lo; i < hi; ++i) acc.add(a.at(i) * b.at(i));
+        host::with_storage_type(a.dtype, [&](auto* type) {
+          using T = std::remove_pointer_t<decltype(type)>;
+          const T* pa = static_cast<const T*>(a.data());
+          const T* pb = static_cast<const T*>(b.data());
+          for (std::size_t i = lo; i < hi; ++i) acc.add(host::to_double(pa[i]) * host::to_double(pb[i]));
+        });
         return acc;
       },
       [](CompensatedSum x, const CompensatedSum& y) {

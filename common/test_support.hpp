@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <string>
 #include <vector>
 
 #include "chapter.hpp"
@@ -17,6 +18,14 @@
 #include "runner.hpp"
 
 namespace red::test {
+
+// Progress on stdout, so that a long test binary is never silent: a line as each test case starts,
+// and a line for a check once two seconds have passed since the last one (always for inputs of
+// 2^26 elements or more, whose host work alone takes a while). Each line starts with the program's
+// name and the seconds since it started: "[07_two_pass_test 41.2 s] adversarial inputs: sum f16 n=1000003".
+void set_program_name(const char* argv0);
+void test_case_started(const char* name);
+void progress(const std::string& what, bool always = false);
 
 // 1, 2, 31, 32, 33, 1023, 1024, 1025, 2047, 2048, 2049, each tile boundary +-1 (tile sizes are the
 // chapter's: elements per block, per pass), and a few million (not a power of two).

@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
-# The H200 verification of a change, cut into steps that each fit one 10-minute command on a lent
-# GPU machine (the machine keeps the build between commands issued back to back). Each step writes
-# its logs into OUT and packs them into OUT/<step>.tar.gz, one file to fetch.
+# The H200 verification of a change, cut into steps of a few minutes each (a later step reuses the
+# build of an earlier one). Each step writes its logs into OUT and packs them into
+# OUT/<step>.tar.gz, one file to keep.
 #
 #   scripts/device_run.sh STEP OUT
-#     tests      build for sm_90, every ctest entry (CTEST_JOBS at a time, default 4; CTEST_ARGS
-#                selects, e.g. "-R 0[1-5]|host|plot"), racecheck of block_reduce
+#     tests      build for sm_90, every ctest entry, the label "large" included (CTEST_JOBS at a
+#                time, default one per core; CTEST_ARGS selects, e.g. "-L large"), racecheck of
+#                block_reduce
 #     sanitizer  compute-sanitizer over every chapter program and op/dtype pair, the smoke run
 #                of every chapter program (scripts/smoke_programs.sh)
 #     bench      the whole benchmark suite and the charts (scripts/run_benchmarks.sh --no-setup)
-#     all        the three, in that order (about 15 minutes: too long for one lent command)
+#     all        the three, in that order
 #
 # The same steps run anywhere with an NVIDIA GPU, cmake, ninja, CLI11, doctest, Google Benchmark
 # and compute-sanitizer (scripts/setup.sh installs the packages).

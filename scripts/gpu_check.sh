@@ -10,8 +10,8 @@
 #   scripts/gpu_check.sh [LOG_DIR] [PHASE...]
 #
 # LOG_DIR (default build/gpu_check) receives the logs and sanitizer.txt. PHASEs: build, tests,
-# sanitizer (default: all three). Each phase fits the 10-minute limit of a lent GPU machine on
-# its own; a later phase reuses the earlier build. SANITIZE_ONLY="06_ 07_" limits the sanitizer
+# sanitizer (default: all three). Each phase can run on its own (a few minutes each on an H200); a
+# later phase reuses the earlier build. SANITIZE_ONLY="06_ 07_" limits the sanitizer
 # to chapter programs whose names start with those prefixes.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -33,11 +33,12 @@ fi
 
 if wants tests; then
   echo "== tests"
-  # -V keeps every test's own output (doctest's summaries and MESSAGEs) in the log. CTEST_JOBS at
-  # a time (default 4): the > 2^31 cases hold about 20 GB of host memory each. CTEST_ARGS adds
-  # ctest options, e.g. CTEST_ARGS="-R 0[6-9]" to run part of the tests in one call.
+  # Every ctest entry, the label "large" (the cases above 2^31 elements) included. -V keeps every
+  # test's own output (progress, doctest's summaries and MESSAGEs) in the log. CTEST_JOBS at a time
+  # (default: one per core; a large entry counts as 8). CTEST_ARGS adds ctest options, e.g.
+  # CTEST_ARGS="-L large" to run only the large cases.
   # shellcheck disable=SC2086
-  if ! ctest --test-dir "$BUILD_DIR" -V -j "${CTEST_JOBS:-4}" ${CTEST_ARGS:-} >"$LOG_DIR/ctest.log" 2>&1; then
+  if ! ctest --test-dir "$BUILD_DIR" -V -j "${CTEST_JOBS:-$(nproc)}" ${CTEST_ARGS:-} >"$LOG_DIR/ctest.log" 2>&1; then
     failures+=("ctest")
   fi
   grep -E "tests passed|tests failed|Test +#|\[doctest\] (test cases|assertions)|distinct bit|skipped:" \

@@ -22,10 +22,27 @@ while (($#)); do
   shift
 done
 
+started=$(date +%s)
 ((setup)) && scripts/setup.sh
 if ((build)); then
-  echo "== build (${BUILD_DIR:-build})"
-  scripts/build.sh >/dev/null
+  # Build for the GPU in this machine only (the other architectures would only cost build time),
+  # unless CUDA_ARCHS says otherwise; without a GPU, for sm_90, the published GPU's.
+  if [[ -z "${CUDA_ARCHS:-}" ]]; then
+    gpu_arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d '. ' || true)
+    if [[ "$gpu_arch" =~ ^[0-9]+$ ]]; then
+      export CUDA_ARCHS=$gpu_arch
+      why="the GPU in this machine"
+    else
+      export CUDA_ARCHS=90
+      why="no GPU found; the architecture of the published H200 run"
+    fi
+    echo "== build (${BUILD_DIR:-build}, sm_$CUDA_ARCHS: $why; set CUDA_ARCHS=\"80;86;89;90\" to build for more)"
+  else
+    echo "== build (${BUILD_DIR:-build}, CUDA_ARCHS=$CUDA_ARCHS)"
+  fi
+  scripts/build.sh >"${TMPDIR:-/tmp}/reduction_bench_build.log" 2>&1 ||
+    { tail -40 "${TMPDIR:-/tmp}/reduction_bench_build.log"; exit 1; }
+  echo "== built in $(($(date +%s) - started)) s since the start"
 fi
 bench="${BUILD_DIR:-build}/bench/reduction_bench"
 
@@ -55,4 +72,4 @@ echo "== the benchmark took $seconds s"
 echo "== tables and charts"
 python3 results/plot.py csv "$out/bench.json" "$out/bench.csv"
 python3 results/plot.py charts "$out"
-echo "done: $out"
+echo "done: $out (run_benchmarks.sh took $(($(date +%s) - started)) s: set-up, build, benchmark and charts)"

@@ -1,0 +1,8 @@
+#include "06_warp_shuffle/reduce.cuh"
+#include "suite.hpp"
+
+namespace red::bench::suite {
+
+const Chapter& chapter_06() { return ch06::chapter(); }
+
+}  // namespace red::bench::suite

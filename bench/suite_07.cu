@@ -1,0 +1,10 @@
+#include "07_two_pass/reduce.cuh"
+#include "suite.hpp"
+
+namespace red::bench::suite {
+
+const Chapter& chapter_07() { return ch07::chapter(); }
+
+const Chapter& chapter_07_plain_launch() { return ch07::chapter_with<false>(); }
+
+}  // namespace red::bench::suite

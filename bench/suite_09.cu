@@ -1,0 +1,8 @@
+#include "09_cub_comparison/reduce.cuh"
+#include "suite.hpp"
+
+namespace red::bench::suite {
+
+const Chapter& chapter_09() { return ch09::chapter(); }
+
+}  // namespace red::bench::suite

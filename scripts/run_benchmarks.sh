@@ -25,21 +25,8 @@ done
 started=$(date +%s)
 ((setup)) && scripts/setup.sh
 if ((build)); then
-  # Build for the GPU in this machine only (the other architectures would only cost build time),
-  # unless CUDA_ARCHS says otherwise; without a GPU, for sm_90, the published GPU's.
-  if [[ -z "${CUDA_ARCHS:-}" ]]; then
-    gpu_arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d '. ' || true)
-    if [[ "$gpu_arch" =~ ^[0-9]+$ ]]; then
-      export CUDA_ARCHS=$gpu_arch
-      why="the GPU in this machine"
-    else
-      export CUDA_ARCHS=90
-      why="no GPU found; the architecture of the published H200 run"
-    fi
-    echo "== build (${BUILD_DIR:-build}, sm_$CUDA_ARCHS: $why; set CUDA_ARCHS=\"80;86;89;90\" to build for more)"
-  else
-    echo "== build (${BUILD_DIR:-build}, CUDA_ARCHS=$CUDA_ARCHS)"
-  fi
+  source scripts/cuda_archs.sh
+  echo "== build (${BUILD_DIR:-build}, sm_$CUDA_ARCHS: $CUDA_ARCHS_WHY)"
   scripts/build.sh >"${TMPDIR:-/tmp}/reduction_bench_build.log" 2>&1 ||
     { tail -40 "${TMPDIR:-/tmp}/reduction_bench_build.log"; exit 1; }
   echo "== built in $(($(date +%s) - started)) s since the start"
@@ -63,9 +50,9 @@ grep -v '^results_folder:' <<<"$machine" >"$out/machine.txt"
 echo "== benchmark on $(sed -n 's/^gpu: //p' "$out/machine.txt") -> $out"
 args=(--benchmark_out="$out/bench.json" --benchmark_out_format=json)
 [[ -n "$filter" ]] && args+=(--benchmark_filter="$filter")
-started=$(date +%s)
+bench_started=$(date +%s)
 "$bench" "${args[@]}"
-seconds=$(( $(date +%s) - started ))
+seconds=$(( $(date +%s) - bench_started ))
 # The suite's own length (the benchmark binary, not the build): the target is 5 minutes on the H200.
 echo "benchmark_seconds: $seconds" >>"$out/machine.txt"
 echo "== the benchmark took $seconds s"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The README's test command: sets up what is missing, builds (one architecture, sm_90, to keep it
-# quick; CUDA_ARCHS overrides) and runs every test with ctest, as many at a time as there are
-# cores: the host tests and the results tooling always, the GPU tests where there is a GPU
+# The README's test command: sets up what is missing, builds (for the GPU in this machine only, or
+# sm_90 where there is none; CUDA_ARCHS overrides) and runs every test with ctest, as many at a
+# time as there are cores: the host tests and the results tooling always, the GPU tests where there is a GPU
 # (elsewhere ctest lists them as "Skipped", each with the reason).
 #
 # The cases above 2^31 elements carry the ctest label "large" and are left to
@@ -22,8 +22,9 @@ case "${1:-}" in
 esac
 started=$(date +%s)
 scripts/setup.sh
-export BUILD_DIR=${BUILD_DIR:-build-ci} CUDA_ARCHS=${CUDA_ARCHS:-90}
-echo "== build ($BUILD_DIR, sm_$CUDA_ARCHS)"
+export BUILD_DIR=${BUILD_DIR:-build-ci}
+source scripts/cuda_archs.sh
+echo "== build ($BUILD_DIR, sm_$CUDA_ARCHS: $CUDA_ARCHS_WHY)"
 scripts/build.sh
 echo "== tests ($(nproc) at a time)"
 # ctest -V shows each test's output as it comes ("N: ..." for test number N); the filter keeps the

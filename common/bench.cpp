@@ -132,7 +132,7 @@ void run_case(benchmark::State& state, const Chapter& ch, Case c, const std::str
   cfg.repetitions = repetitions_for(input_bytes);
   Timing t{};
   for (auto _ : state) {
-    t = time_on_stream([&](cudaStream_t) { ch.launch(call); }, nullptr, cfg);
+    t = time_on_stream([&] { ch.launch(call); }, nullptr, cfg);
     state.SetIterationTime(t.median_us * 1e-6);
   }
   CUDA_CHECK_LAUNCH();

@@ -27,10 +27,6 @@ class DeviceBuffer {
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 
   void* get() const { return ptr_; }
-  template <class T>
-  T* as() const {
-    return static_cast<T*>(ptr_);
-  }
   std::size_t bytes() const { return bytes_; }
 
   // Fill every byte; used to poison outputs and scratch so stale or unwritten values show up.

@@ -207,12 +207,7 @@ int run_chapter(const Chapter& ch, const Options& opt, std::ostream& out, std::o
   TimingConfig cfg;
   cfg.repetitions = opt.repeat;
   cfg.scrubber = scrubber ? &*scrubber : nullptr;
-  const Timing t = time_on_stream(
-      [&](cudaStream_t s) {
-        ch.launch(call);
-        (void)s;
-      },
-      stream, cfg);
+  const Timing t = time_on_stream([&] { ch.launch(call); }, stream, cfg);
   CUDA_CHECK_LAUNCH();
 
   const double bytes =

@@ -19,8 +19,8 @@ class Event {
 };
 }  // namespace
 
-Timing time_on_stream(const std::function<void(cudaStream_t)>& call, cudaStream_t stream, const TimingConfig& cfg) {
-  for (int i = 0; i < cfg.warmup; ++i) call(stream);
+Timing time_on_stream(const std::function<void()>& call, cudaStream_t stream, const TimingConfig& cfg) {
+  for (int i = 0; i < cfg.warmup; ++i) call();
   CUDA_CHECK(cudaStreamSynchronize(stream));
 
   Event start, stop;
@@ -29,7 +29,7 @@ Timing time_on_stream(const std::function<void(cudaStream_t)>& call, cudaStream_
   for (int r = 0; r < std::max(cfg.repetitions, 1); ++r) {
     if (cfg.scrubber) cfg.scrubber->scrub(stream);
     CUDA_CHECK(cudaEventRecord(start.get(), stream));
-    call(stream);
+    call();
     CUDA_CHECK(cudaEventRecord(stop.get(), stream));
     CUDA_CHECK(cudaEventSynchronize(stop.get()));
     float ms = 0;
@@ -39,8 +39,6 @@ Timing time_on_stream(const std::function<void(cudaStream_t)>& call, cudaStream_
   std::sort(us.begin(), us.end());
   Timing t;
   t.repetitions = static_cast<int>(us.size());
-  t.min_us = us.front();
-  t.max_us = us.back();
   std::size_t m = us.size() / 2;
   t.median_us = us.size() % 2 ? us[m] : 0.5 * (us[m - 1] + us[m]);
   return t;

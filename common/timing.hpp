@@ -33,12 +33,11 @@ struct TimingConfig {
 
 struct Timing {
   double median_us = 0;
-  double min_us = 0;
-  double max_us = 0;
   int repetitions = 0;
 };
 
-// Times `call(stream)` with events recorded on the same stream just before and after it.
-Timing time_on_stream(const std::function<void(cudaStream_t)>& call, cudaStream_t stream, const TimingConfig& cfg);
+// Times `call()`, which enqueues its work on `stream`, with events recorded on that stream just
+// before and after it.
+Timing time_on_stream(const std::function<void()>& call, cudaStream_t stream, const TimingConfig& cfg);
 
 }  // namespace red

@@ -8,6 +8,9 @@
 // Larger inputs take several passes: each pass reduces tiles into per-block partials.
 #pragma once
 
+#include <type_traits>
+#include <utility>
+
 #include "chapter_builder.cuh"
 #include "multipass.cuh"
 #include "reduce_ops.cuh"
@@ -39,24 +42,66 @@ __global__ void reduce_naive(typename Op::Acc* data, std::size_t len, typename O
   }
 }
 
-// The launcher: copy the input into scratch (common/multipass.cuh), then one reduce_naive pass per
-// level of kTile-element tiles until one value is left.
+// Scratch: the tree works in place, so it runs on a copy of the input (the caller's input is never
+// written), followed by room for pass 1's partials.
+template <class T>
+struct InPlaceScratch {
+  T* copy;
+  T* partials;
+  std::size_t bytes;
+  InPlaceScratch(void* base, std::size_t n) {
+    red::ScratchCarver carve(base);
+    copy = carve.take<T>(n);
+    partials = carve.take<T>(red::ceil_div(n, kTile));
+    bytes = carve.bytes();
+  }
+};
+
+template <class Op>
+std::size_t scratch_bytes(std::size_t n) {
+  return InPlaceScratch<typename Op::Acc>(nullptr, n).bytes;
+}
+
+// A kernel of this shape: reduce_naive here, reduce_convergent in chapter 02.
+template <class Op>
+using PassKernel = void (*)(typename Op::Acc* data, std::size_t len, typename Op::Acc* partials, void* result);
+
+// The classic multi-pass scheme: copy the input into scratch, then one pass per level of
+// kTile-element tiles, each reducing `len` values into ceil(len / kTile) partials, until one
+// value is left; the last pass (one block) stores it into the result. Pass 1 works on the copy
+// and writes `partials`; later passes alternate between the partials and the copy's space, which
+// is free by then. Chapter 02 reuses it with its own kernel.
+template <class Op>
+void launch_passes(const red::ReduceCall& c, PassKernel<Op> kernel) {
+  using T = typename Op::Acc;
+  static_assert(std::is_same_v<T, typename Op::In>, "the in-place tree needs Acc == In");
+  if (c.n == 0) return red::launch_store_identity<Op>(c.output, c.stream);
+  InPlaceScratch<T> s(c.scratch, c.n);
+  CUDA_CHECK(cudaMemcpyAsync(s.copy, c.input, c.n * sizeof(T), cudaMemcpyDeviceToDevice, c.stream));
+  T* src = s.copy;
+  T* partials = s.partials;
+  for (std::size_t len = c.n;; len = red::ceil_div(len, kTile)) {
+    const std::size_t blocks = red::ceil_div(len, kTile);
+    kernel<<<blocks, kBlock, 0, c.stream>>>(src, len, partials, blocks == 1 ? c.output : nullptr);
+    CUDA_CHECK_LAUNCH();
+    if (blocks == 1) return;
+    std::swap(src, partials);
+  }
+}
+
 template <class Op>
 void launch(const red::ReduceCall& c) {
-  using T = typename Op::Acc;
-  red::reduce_copy_in_place<Op>(c, kTile, [&](T* src, std::size_t len, T* partials, void* result, std::size_t blocks) {
-    reduce_naive<Op><<<blocks, kBlock, 0, c.stream>>>(src, len, partials, result);
-    CUDA_CHECK_LAUNCH();
-  });
+  launch_passes<Op>(c, reduce_naive<Op>);
 }
+
+// ---- registration: what the chapter program, the tests and the benchmark need to know ----------
 
 inline const red::Chapter& chapter() {
   static const red::Chapter ch = red::make_chapter<red::Ops<red::Sum, red::Max, red::Min>, red::Types<float>>(
       "01_naive", "naive tree reduction (stride doubling, tid % stride == 0), in place on a copy in global memory",
-      [](auto op, std::size_t n) {
-        return red::InPlaceScratch<typename red::op_t<decltype(op)>::Acc>(nullptr, n, kTile).bytes;
+      [](auto op) {
+        return red::Launcher{&scratch_bytes<decltype(op)>, &launch<decltype(op)>};
       },
-      [](auto op, const red::ReduceCall& c) { launch<red::op_t<decltype(op)>>(c); },
       [](std::size_t n) { return red::multipass_depth(n, kTile); }, "reduce_naive");
   return ch;
 }

@@ -7,6 +7,7 @@
 // memory); what changes is divergence: 5 divergent warp-steps per block instead of 47.
 #pragma once
 
+#include "01_naive/reduce.cuh"  // ch01::launch_passes, the multi-pass launcher
 #include "chapter_builder.cuh"
 #include "multipass.cuh"
 #include "reduce_ops.cuh"
@@ -37,24 +38,28 @@ __global__ void reduce_convergent(typename Op::Acc* data, std::size_t len, typen
   }
 }
 
-// The launcher: copy the input into scratch (common/multipass.cuh), then one reduce_convergent pass per
-// level of kTile-element tiles until one value is left.
+// The launcher is chapter 01's (a copy of the input, then one pass per level of tiles), with this
+// chapter's kernel; the tiles are the same size.
+static_assert(kTile == ch01::kTile && kBlock == ch01::kBlock);
+
 template <class Op>
 void launch(const red::ReduceCall& c) {
-  using T = typename Op::Acc;
-  red::reduce_copy_in_place<Op>(c, kTile, [&](T* src, std::size_t len, T* partials, void* result, std::size_t blocks) {
-    reduce_convergent<Op><<<blocks, kBlock, 0, c.stream>>>(src, len, partials, result);
-    CUDA_CHECK_LAUNCH();
-  });
+  ch01::launch_passes<Op>(c, reduce_convergent<Op>);
 }
+
+template <class Op>
+std::size_t scratch_bytes(std::size_t n) {
+  return ch01::scratch_bytes<Op>(n);
+}
+
+// ---- registration: what the chapter program, the tests and the benchmark need to know ----------
 
 inline const red::Chapter& chapter() {
   static const red::Chapter ch = red::make_chapter<red::Ops<red::Sum, red::Max, red::Min>, red::Types<float>>(
       "02_convergent", "convergent tree reduction (stride halving, tid < stride), in place on a copy in global memory",
-      [](auto op, std::size_t n) {
-        return red::InPlaceScratch<typename red::op_t<decltype(op)>::Acc>(nullptr, n, kTile).bytes;
+      [](auto op) {
+        return red::Launcher{&scratch_bytes<decltype(op)>, &launch<decltype(op)>};
       },
-      [](auto op, const red::ReduceCall& c) { launch<red::op_t<decltype(op)>>(c); },
       [](std::size_t n) { return red::multipass_depth(n, kTile); }, "reduce_convergent");
   return ch;
 }

@@ -8,7 +8,6 @@
 // is not deterministic: the blocks arrive in a different order on every run.
 #pragma once
 
-#include "04_multiblock_atomic/atomic_combine.cuh"
 #include "chapter_builder.cuh"
 #include "multipass.cuh"
 #include "reduce_ops.cuh"
@@ -18,8 +17,25 @@ namespace ch04 {
 constexpr unsigned kBlock = 256;        // threads per block
 constexpr unsigned kTile = 2 * kBlock;  // elements per block: each thread loads two
 
-// The new step, atomic_combine<Op>(out, v): atomicAdd for a sum, a compare-and-swap loop for
-// max and min (atomic_combine.cuh, a header of its own because chapter 05 reuses it).
+// The new step: fold v into *out atomically. Sum has a native float atomicAdd; max and min do
+// not, so they retry a compare-and-swap on the bits until no other block changed the value in
+// between. Chapter 05 reuses it as ch04::atomic_combine.
+template <class Op>
+__device__ void atomic_combine(float* out, float v) {
+  if constexpr (Op::op == red::Op::sum) {
+    atomicAdd(out, v);
+  } else {
+    unsigned* bits = reinterpret_cast<unsigned*>(out);
+    unsigned seen = *bits;
+    while (true) {
+      const unsigned wanted = __float_as_uint(Op::combine(__uint_as_float(seen), v));
+      if (wanted == seen) return;  // v does not change the result: no write needed
+      const unsigned before = atomicCAS(bits, seen, wanted);
+      if (before == seen) return;  // our value went in
+      seen = before;               // another block got there first: combine with its value
+    }
+  }
+}
 
 template <class Op>
 __global__ void reduce_atomic(const float* in, std::size_t n, float* result) {
@@ -48,13 +64,16 @@ void launch(const red::ReduceCall& c) {
   CUDA_CHECK_LAUNCH();
 }
 
+// ---- registration: what the chapter program, the tests and the benchmark need to know ----------
+
 inline const red::Chapter& chapter() {
   static const red::Chapter ch = red::with_global_float_atomics(
       red::make_chapter<red::Ops<red::Sum, red::Max, red::Min>, red::Types<float>>(
           "04_multiblock_atomic",
           "shared-memory block tree, blocks combined with one atomic each: one launch for any n",
-          [](auto, std::size_t) { return std::size_t{0}; },
-          [](auto op, const red::ReduceCall& c) { launch<red::op_t<decltype(op)>>(c); },
+          [](auto op) {
+            return red::Launcher{&red::no_scratch, &launch<decltype(op)>};
+          },
           // The atomic sum is a chain through the result: up to one addition per block, in any order.
           [](std::size_t n) { return red::ceil_log2(std::min<std::size_t>(n, kTile)) + red::ceil_div(n, kTile); },
           "reduce_atomic"),

@@ -7,7 +7,7 @@
 // Cost: the input read once, ceil(n / (512 kCoarsen)) atomics, 8 barriers per block as before.
 #pragma once
 
-#include "04_multiblock_atomic/atomic_combine.cuh"  // the same atomic step as chapter 04
+#include "04_multiblock_atomic/reduce.cuh"  // ch04::atomic_combine, the same atomic step
 #include "chapter_builder.cuh"
 #include "multipass.cuh"
 #include "reduce_ops.cuh"
@@ -57,6 +57,8 @@ void launch(const red::ReduceCall& c) {
   CUDA_CHECK_LAUNCH();
 }
 
+// ---- registration: what the chapter program, the tests and the benchmark need to know ----------
+
 // The chapter with coarsening factor Coarsen; chapter() is the one the lesson settles on, the
 // others exist for the benchmark's sweep of the factor.
 template <unsigned Coarsen>
@@ -66,11 +68,12 @@ const red::Chapter& chapter_with_factor() {
           "05_coarsened",
           "each thread accumulates 2 x " + std::to_string(Coarsen) +
               " elements in a register, then the block tree and one atomic",
-          [](auto, std::size_t) { return std::size_t{0}; },
-          [](auto op, const red::ReduceCall& c) { launch<red::op_t<decltype(op)>, Coarsen>(c); },
+          [](auto op) {
+            return red::Launcher{&red::no_scratch, &launch<decltype(op), Coarsen>};
+          },
           // a serial chain of 2 x Coarsen per thread, the 8-level tree, and the atomic chain
           [](std::size_t n) { return 2 * Coarsen + 8 + red::ceil_div(n, tile_of<Coarsen>()); },
-          Coarsen == kCoarsen ? "reduce_coarsened" : ("reduce_coarsened_x" + std::to_string(Coarsen)).c_str()),
+          Coarsen == kCoarsen ? "reduce_coarsened" : "reduce_coarsened_x" + std::to_string(Coarsen)),
       [](std::size_t n) { return red::ceil_div(n, tile_of<Coarsen>()); });  // one atomicAdd per block
   return ch;
 }

@@ -93,6 +93,13 @@ void launch(const red::ReduceCall& c) {
       });
 }
 
+template <class Op, unsigned Block>
+std::size_t scratch_bytes(std::size_t n) {
+  return Scratch<Op, Block>(nullptr, n).bytes;
+}
+
+// ---- registration: what the chapter program, the tests and the benchmark need to know ----------
+
 // Longest chain of additions: per pass, 2 x kCoarsen in a thread's register, 5 shuffle levels in
 // a warp and ceil(log2(warps)) across the warps.
 template <unsigned Block>
@@ -115,9 +122,10 @@ const red::Chapter& chapter_with_block() {
       "06_warp_shuffle",
       "05's coarsened loads; warp shuffles and one value per warp in shared memory (" + std::to_string(Block) +
           " threads, 2 barriers per block); every op and dtype",
-      [](auto op, std::size_t n) { return Scratch<red::op_t<decltype(op)>, Block>(nullptr, n).bytes; },
-      [](auto op, const red::ReduceCall& c) { launch<red::op_t<decltype(op)>, Block>(c); }, sum_depth<Block>,
-      Block == kBlock ? "reduce_warp_shuffle" : ("reduce_warp_shuffle_b" + std::to_string(Block)).c_str());
+      [](auto op) {
+        return red::Launcher{&scratch_bytes<decltype(op), Block>, &launch<decltype(op), Block>};
+      },
+      sum_depth<Block>, Block == kBlock ? "reduce_warp_shuffle" : "reduce_warp_shuffle_b" + std::to_string(Block));
   return ch;
 }
 

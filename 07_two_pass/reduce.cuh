@@ -192,8 +192,7 @@ cudaError_t launch_pass2(const typename Op::Acc* partials, unsigned count, void*
 
 // kEarlyLaunch = false launches pass 2 the ordinary way; the benchmark keeps that variant to show
 // what the early launch is worth (the result bits are the same either way), and measures Unroll.
-template <class Op, bool kEarlyLaunch = true, unsigned Unroll = unroll_for<typename Op::In>(),
-          bool kL2Prefetch = false>
+template <class Op, bool kEarlyLaunch = true, unsigned Unroll = unroll_for<typename Op::In>(), bool kL2Prefetch = false>
 cudaError_t reduce(void* scratch, std::size_t& scratch_bytes, const typename Op::In* in, std::size_t n, void* result,
                    cudaStream_t stream) {
   const DeviceLimits limits = limits_of<Op, Unroll, kL2Prefetch>();
@@ -220,6 +219,24 @@ cudaError_t reduce(void* scratch, std::size_t& scratch_bytes, const typename Op:
 // Longest chain of additions: a thread's share (its even share, one more tile's Unroll vectors
 // where the tiles do not divide evenly, a last vector, head and tail), 5 + 3 tree levels in pass
 // 1's block, then pass 2's share and its tree.
+// The chapter contract (common/chapter.hpp) over the two-phase reduce(): the scratch query, then
+// the call.
+template <class Op, bool kEarlyLaunch, unsigned Unroll, bool kL2Prefetch>
+std::size_t scratch_bytes(std::size_t n) {
+  std::size_t bytes = 0;
+  CUDA_CHECK((reduce<Op, kEarlyLaunch, Unroll, kL2Prefetch>(nullptr, bytes, nullptr, n, nullptr, nullptr)));
+  return bytes;
+}
+
+template <class Op, bool kEarlyLaunch, unsigned Unroll, bool kL2Prefetch>
+void launch(const red::ReduceCall& c) {
+  std::size_t bytes = c.scratch_bytes;
+  CUDA_CHECK((reduce<Op, kEarlyLaunch, Unroll, kL2Prefetch>(
+      c.scratch, bytes, static_cast<const typename Op::In*>(c.input), c.n, c.output, c.stream)));
+}
+
+// ---- registration: what the chapter program, the tests and the benchmark need to know ----------
+
 inline std::size_t two_pass_depth(std::size_t n, unsigned blocks, unsigned unroll, unsigned per_vector) {
   if (n == 0) return 0;
   const std::size_t pass1 = red::ceil_div(n, std::size_t{blocks} * kBlock) + (unroll + 1) * per_vector + 2 + 5 +
@@ -238,8 +255,8 @@ std::size_t sum_depth(std::size_t n) {
 // Unroll = 0: each type's own (unroll_for).
 template <unsigned Unroll>
 std::size_t deepest_sum_depth(std::size_t n) {
-  return std::max(sum_depth<red::Sum<float>, Unroll ? Unroll : unroll_for<float>()>(n),
-                  sum_depth<red::Sum<__half>, Unroll ? Unroll : unroll_for<__half>()>(n));
+  return std::max(sum_depth < red::Sum<float>, Unroll ? Unroll : unroll_for<float>() > (n),
+                  sum_depth < red::Sum<__half>, Unroll ? Unroll : unroll_for<__half>() > (n));
 }
 
 using SupportedOps = red::Ops<red::Sum, red::Max, red::Min, red::ArgMax>;
@@ -254,25 +271,15 @@ const red::Chapter& chapter_with() {
       "07_two_pass",
       "fixed grid of resident blocks, 16-byte vector loads, partials in scratch, one-block second pass; "
       "deterministic; every op and dtype",
-      [](auto op, std::size_t n) {
-        using Op = red::op_t<decltype(op)>;
+      [](auto op) {
+        using Op = decltype(op);
         constexpr unsigned U = Unroll ? Unroll : unroll_for<typename Op::In>();
-        std::size_t bytes = 0;
-        CUDA_CHECK((reduce<Op, kEarlyLaunch, U, kL2Prefetch>(nullptr, bytes, nullptr, n, nullptr, nullptr)));
-        return bytes;
-      },
-      [](auto op, const red::ReduceCall& c) {
-        using Op = red::op_t<decltype(op)>;
-        constexpr unsigned U = Unroll ? Unroll : unroll_for<typename Op::In>();
-        std::size_t bytes = c.scratch_bytes;
-        const cudaError_t e = reduce<Op, kEarlyLaunch, U, kL2Prefetch>(
-            c.scratch, bytes, static_cast<const typename Op::In*>(c.input), c.n, c.output, c.stream);
-        CUDA_CHECK(e);
+        return red::Launcher{&scratch_bytes<Op, kEarlyLaunch, U, kL2Prefetch>,
+                             &launch<Op, kEarlyLaunch, U, kL2Prefetch>};
       },
       deepest_sum_depth<Unroll>,
-      (std::string(kEarlyLaunch ? "reduce_two_pass" : "reduce_two_pass_plain_launch") +
-       (Unroll == 0 ? "" : "_unroll" + std::to_string(Unroll)) + (kL2Prefetch ? "_l2prefetch" : ""))
-          .c_str());
+      std::string(kEarlyLaunch ? "reduce_two_pass" : "reduce_two_pass_plain_launch") +
+          (Unroll == 0 ? "" : "_unroll" + std::to_string(Unroll)) + (kL2Prefetch ? "_l2prefetch" : ""));
   return ch;
 }
 

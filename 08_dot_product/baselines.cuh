@@ -67,22 +67,28 @@ std::size_t cub_dot_scratch(std::size_t n) {
 
 inline const red::Chapter& cublas_sdot() {
   static const red::Chapter ch = red::make_chapter<red::Ops<red::Dot>, red::Types<float>>(
-      "08_dot_product", "cublasSdot_64 (f32), the library baseline", [](auto, std::size_t) { return std::size_t{0}; },
-      [](auto, const red::ReduceCall& c) { launch_cublas_sdot(c); },
+      "08_dot_product", "cublasSdot_64 (f32), the library baseline",
+      [](auto) {
+        return red::Launcher{&red::no_scratch, &launch_cublas_sdot};
+      },
       // cuBLAS's order of additions is its own: n - 1 holds for any order.
       [](std::size_t n) { return n > 0 ? n - 1 : 0; }, "cublas_sdot");
   return ch;
 }
 
+template <class T>
+void launch_cub_dot(const red::ReduceCall& c) {
+  if (c.n == 0) return red::launch_store_identity<red::Dot<T>>(c.output, c.stream);
+  std::size_t bytes = c.scratch_bytes;
+  CUDA_CHECK(cub_dot<T>(c.scratch, bytes, c));
+}
+
 inline const red::Chapter& cub_transform_reduce() {
   static const red::Chapter ch = red::make_chapter<red::Ops<red::Dot>, red::Types<float, __half, __nv_bfloat16>>(
       "08_dot_product", "cub::DeviceReduce::TransformReduce of a_i * b_i in float",
-      [](auto op, std::size_t n) { return cub_dot_scratch<typename red::op_t<decltype(op)>::In>(n); },
-      [](auto op, const red::ReduceCall& c) {
-        using T = typename red::op_t<decltype(op)>::In;
-        if (c.n == 0) return red::launch_store_identity<red::Dot<T>>(c.output, c.stream);
-        std::size_t bytes = c.scratch_bytes;
-        CUDA_CHECK(cub_dot<T>(c.scratch, bytes, c));
+      [](auto op) {
+        using T = typename decltype(op)::In;
+        return red::Launcher{&cub_dot_scratch<T>, &launch_cub_dot<T>};
       },
       [](std::size_t n) { return n > 0 ? n - 1 : 0; }, "cub_transform_reduce");
   return ch;

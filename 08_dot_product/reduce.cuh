@@ -28,7 +28,7 @@ using red::Dot;
 constexpr unsigned kBlock = 256;
 constexpr unsigned kTile = 2 * kBlock;  // dot_shared: elements per block, as in 03
 constexpr unsigned kCoarsen = 16;       // dot_coarsened, dot_fma: 2 x 16 elements per thread, as in 05
-constexpr unsigned kUnroll = 4;  // per vector: 2 x 4 loads in flight, the bytes of 07's 8 (scripts/sweep_07.sh)
+constexpr unsigned kUnroll = 4;         // per vector: 2 x 4 loads in flight, the bytes of 07's 8 (scripts/sweep_07.sh)
 
 // The rounded product: __fmul_rn is never fused with the following add, so the first steps round
 // twice per element, as a CPU loop without FMA would.
@@ -234,7 +234,7 @@ void launch_two_pass(const red::ReduceCall& c) {
     CUDA_CHECK(ch07::launch_pass2<Dot<T>>(partials, blocks, c.output, c.stream, two_pass_limits<T>().programmatic));
 }
 
-// --- the chapter ---------------------------------------------------------------------------------
+// ---- registration: what the chapter program, the tests and the benchmark need to know ----------
 
 using SupportedOps = red::Ops<red::Dot>;
 using SupportedTypes = red::Types<float, __half, __nv_bfloat16>;
@@ -256,6 +256,22 @@ inline std::size_t depth_of(Step step, std::size_t n) {
   return n;
 }
 
+template <Step kStep, class T>
+std::size_t scratch_bytes(std::size_t n) {
+  if constexpr (kStep == Step::shared) return SharedScratch<T>(nullptr, n).bytes;
+  if constexpr (kStep == Step::two_pass) return two_pass_scratch<T>();
+  return 0;
+}
+
+template <Step kStep, class T>
+void launch(const red::ReduceCall& c) {
+  if (c.n > 0 && c.input2 == nullptr) throw std::invalid_argument("08_dot_product: no second vector");
+  if constexpr (kStep == Step::shared) launch_shared<T>(c);
+  if constexpr (kStep == Step::coarsened) launch_coarsened<T, false>(c);
+  if constexpr (kStep == Step::fma) launch_coarsened<T, true>(c);
+  if constexpr (kStep == Step::two_pass) launch_two_pass<T>(c);
+}
+
 template <Step kStep>
 const red::Chapter& chapter_step() {
   static const char* names[] = {"dot_shared", "dot_coarsened", "dot_fma", "dot_two_pass"};
@@ -265,19 +281,9 @@ const red::Chapter& chapter_step() {
                                     "07's fixed grid, 16-byte vectors of both inputs, FMA, two deterministic passes"};
   static const red::Chapter ch = red::make_chapter<SupportedOps, SupportedTypes>(
       "08_dot_product", summaries[static_cast<int>(kStep)],
-      [](auto op, std::size_t n) -> std::size_t {
-        using T = typename red::op_t<decltype(op)>::In;
-        if constexpr (kStep == Step::shared) return SharedScratch<T>(nullptr, n).bytes;
-        if constexpr (kStep == Step::two_pass) return two_pass_scratch<T>();
-        return 0;
-      },
-      [](auto op, const red::ReduceCall& c) {
-        using T = typename red::op_t<decltype(op)>::In;
-        if (c.n > 0 && c.input2 == nullptr) throw std::invalid_argument("08_dot_product: no second vector");
-        if constexpr (kStep == Step::shared) launch_shared<T>(c);
-        if constexpr (kStep == Step::coarsened) launch_coarsened<T, false>(c);
-        if constexpr (kStep == Step::fma) launch_coarsened<T, true>(c);
-        if constexpr (kStep == Step::two_pass) launch_two_pass<T>(c);
+      [](auto op) {
+        using T = typename decltype(op)::In;
+        return red::Launcher{&scratch_bytes<kStep, T>, &launch<kStep, T>};
       },
       [](std::size_t n) { return depth_of(kStep, n); }, names[static_cast<int>(kStep)]);
   static const red::Chapter with_atomics =

@@ -1,9 +1,10 @@
-// Builds a Chapter (chapter.hpp) from a chapter's templated launcher, so no chapter repeats the
-// runtime-to-template dispatch or the contract checks.
+// Builds a Chapter (chapter.hpp) from a chapter's launcher templates, so no chapter repeats the
+// table of supported pairs or the contract checks. Registration only: the lessons end with it.
 #pragma once
 
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "chapter.hpp"
 #include "cuda_check.hpp"
@@ -11,44 +12,63 @@
 
 namespace red {
 
-// The operator type carried by a dispatch tag: op_t<decltype(tag)>, e.g. Sum<float>.
-template <class TagT>
-using op_t = typename TagT::type;
+// One row of a chapter's table: the chapter's own functions that size its scratch and launch it,
+// instantiated for one operator type (e.g. &ch01::launch<Sum<float>>).
+struct Launcher {
+  std::size_t (*scratch_bytes)(std::size_t n);
+  void (*launch)(const ReduceCall& call);
+};
 
-// OpsList / TypesList: the red::Ops<...> and red::Types<...> the chapter supports.
-// scratch(tag, n) -> bytes; launch(tag, call); kernel: a fixed name, or kernel_name(op, dtype).
-template <class OpsList, class TypesList, class ScratchFn, class LaunchFn>
-Chapter make_chapter(std::string name, std::string summary, ScratchFn scratch, LaunchFn launch,
+// For chapters that need no scratch.
+inline std::size_t no_scratch(std::size_t) { return 0; }
+
+// Builds a Chapter from a table with one Launcher per supported (op, dtype): launcher_of(O<T>{})
+// returns it for each O in OpsList (red::Ops<...>) and T in TypesList (red::Types<...>). At run
+// time chapter.launch(call) looks the call's (op, dtype) up in that table, checks the contract's
+// preconditions and calls the chapter's launcher: no dispatch layers between the two.
+template <class OpsList, class TypesList, class LauncherOf>
+Chapter make_chapter(std::string name, std::string summary, LauncherOf launcher_of,
                      std::function<std::size_t(std::size_t)> sum_depth,
                      std::function<std::string(Op, DType)> kernel_name) {
+  struct Row {
+    OpDType pair;
+    Launcher launcher;
+  };
+  std::vector<Row> table;
+  for (const OpDType& p : support_of(OpsList{}, TypesList{}))
+    dispatch(OpsList{}, TypesList{}, p.op, p.dtype, [&](auto tag) {
+      table.push_back({p, launcher_of(typename decltype(tag)::type{})});
+    });
+  auto find = [table, chapter_name = name](Op op, DType t) -> const Launcher& {
+    for (const Row& r : table)
+      if (r.pair == OpDType{op, t}) return r.launcher;
+    throw std::invalid_argument(chapter_name + ": no kernel for op " + std::string(red::name(op)) + " on dtype " +
+                                std::string(red::name(t)));
+  };
   Chapter ch;
   ch.name = std::move(name);
   ch.summary = std::move(summary);
   ch.support = support_of(OpsList{}, TypesList{});
-  ch.scratch_bytes = [scratch](Op op, DType t, std::size_t n) {
-    std::size_t bytes = 0;
-    dispatch(OpsList{}, TypesList{}, op, t, [&](auto tag) { bytes = scratch(tag, n); });
-    return bytes;
-  };
-  ch.launch = [scratch, launch, chapter_name = ch.name](const ReduceCall& c) {
-    dispatch(OpsList{}, TypesList{}, c.op, c.dtype, [&](auto tag) {  // throws for unsupported pairs
-      if (c.scratch_bytes < scratch(tag, c.n)) throw std::invalid_argument(chapter_name + ": scratch buffer too small");
-      if (c.output == nullptr || (c.n > 0 && c.input == nullptr))
-        throw std::invalid_argument(chapter_name + ": null input or output pointer");
-      launch(tag, c);
-    });
+  ch.scratch_bytes = [find](Op op, DType t, std::size_t n) { return find(op, t).scratch_bytes(n); };
+  ch.launch = [find, chapter_name = ch.name](const ReduceCall& c) {
+    const Launcher& l = find(c.op, c.dtype);  // throws for unsupported pairs
+    if (c.scratch_bytes < l.scratch_bytes(c.n))
+      throw std::invalid_argument(chapter_name + ": scratch buffer too small");
+    if (c.output == nullptr || (c.n > 0 && c.input == nullptr))
+      throw std::invalid_argument(chapter_name + ": null input or output pointer");
+    l.launch(c);
   };
   ch.sum_depth = std::move(sum_depth);
   ch.kernel_name = std::move(kernel_name);
   return ch;
 }
 
-template <class OpsList, class TypesList, class ScratchFn, class LaunchFn>
-Chapter make_chapter(std::string name, std::string summary, ScratchFn scratch, LaunchFn launch,
-                     std::function<std::size_t(std::size_t)> sum_depth, const char* kernel) {
+template <class OpsList, class TypesList, class LauncherOf>
+Chapter make_chapter(std::string name, std::string summary, LauncherOf launcher_of,
+                     std::function<std::size_t(std::size_t)> sum_depth, const std::string& kernel) {
   return make_chapter<OpsList, TypesList>(
-      std::move(name), std::move(summary), scratch, launch, std::move(sum_depth),
-      std::function<std::string(Op, DType)>([k = std::string(kernel)](Op, DType) { return k; }));
+      std::move(name), std::move(summary), launcher_of, std::move(sum_depth),
+      std::function<std::string(Op, DType)>([kernel](Op, DType) { return kernel; }));
 }
 
 // The first phase of a CUB-style two-phase call: call(nullptr, bytes, probe) only writes the

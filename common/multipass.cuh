@@ -1,5 +1,6 @@
-// Host-side pieces several chapters' launchers share: the classic multi-pass driver, the
-// empty-input case, carving one scratch buffer into typed parts, and the in-place tree's copy.
+// Host-side pieces several chapters' launchers share: the empty-input case, the multi-pass
+// driver of chapters 03, 06 and 08 (chapter 01 spells its own passes out), and carving one
+// scratch buffer into typed parts.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -24,7 +25,7 @@ void launch_store_identity(void* out, cudaStream_t stream) {
   CUDA_CHECK_LAUNCH();
 }
 
-// The classic multi-pass scheme (chapters 01-03): each pass reduces `len` values tile by tile
+// The classic multi-pass scheme (chapters 03, 06, 08): each pass reduces `len` values tile by tile
 // into ceil(len / tile) partials, and the passes repeat until one value remains, which the last
 // pass stores into the result. Pass 1 reads `first`; later passes ping-pong between buf_a (at
 // least ceil(n / tile) values) and buf_b (at least ceil(n / tile^2) values).
@@ -76,33 +77,5 @@ class ScratchCarver {
   char* base_;
   std::size_t offset_ = 0;
 };
-
-// Chapters 01 and 02 run their tree in place, in global memory, so they reduce a copy of the
-// input and the caller's input is never written. Scratch: the copy, then pass 1's partials.
-template <class T>
-struct InPlaceScratch {
-  T* copy;
-  T* partials;
-  std::size_t bytes;
-  InPlaceScratch(void* base, std::size_t n, std::size_t tile) {
-    ScratchCarver carve(base);
-    copy = carve.take<T>(n);
-    partials = carve.take<T>(ceil_div(n, tile));
-    bytes = carve.bytes();
-  }
-};
-
-// Copies the input into scratch and runs the multi-pass tree on the copy. Pass 1 reduces the copy
-// in place into `partials`; later passes alternate between `partials` and the copy's space, which
-// is free by then. pass(src, len, partials, result, blocks) launches one pass (run_multipass).
-template <class Op, class Pass>
-void reduce_copy_in_place(const ReduceCall& c, std::size_t tile, Pass pass) {
-  using T = typename Op::Acc;
-  static_assert(std::is_same_v<T, typename Op::In>, "the in-place tree needs Acc == In");
-  if (c.n == 0) return launch_store_identity<Op>(c.output, c.stream);
-  InPlaceScratch<T> s(c.scratch, c.n, tile);
-  CUDA_CHECK(cudaMemcpyAsync(s.copy, c.input, c.n * sizeof(T), cudaMemcpyDeviceToDevice, c.stream));
-  run_multipass(s.copy, c.n, tile, s.partials, s.copy, c.output, pass);
-}
 
 }  // namespace red

@@ -94,16 +94,4 @@ void launch(const red::ReduceCall& c) {
   launch_passes<Op>(c, reduce_naive<Op>);
 }
 
-// ---- registration: what the chapter program, the tests and the benchmark need to know ----------
-
-inline const red::Chapter& chapter() {
-  static const red::Chapter ch = red::make_chapter<red::Ops<red::Sum, red::Max, red::Min>, red::Types<float>>(
-      "01_naive", "naive tree reduction (stride doubling, tid % stride == 0), in place on a copy in global memory",
-      [](auto op) {
-        return red::Launcher{&scratch_bytes<decltype(op)>, &launch<decltype(op)>};
-      },
-      [](std::size_t n) { return red::multipass_depth(n, kTile); }, "reduce_naive");
-  return ch;
-}
-
 }  // namespace ch01

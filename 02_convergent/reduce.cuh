@@ -52,16 +52,4 @@ std::size_t scratch_bytes(std::size_t n) {
   return ch01::scratch_bytes<Op>(n);
 }
 
-// ---- registration: what the chapter program, the tests and the benchmark need to know ----------
-
-inline const red::Chapter& chapter() {
-  static const red::Chapter ch = red::make_chapter<red::Ops<red::Sum, red::Max, red::Min>, red::Types<float>>(
-      "02_convergent", "convergent tree reduction (stride halving, tid < stride), in place on a copy in global memory",
-      [](auto op) {
-        return red::Launcher{&scratch_bytes<decltype(op)>, &launch<decltype(op)>};
-      },
-      [](std::size_t n) { return red::multipass_depth(n, kTile); }, "reduce_convergent");
-  return ch;
-}
-
 }  // namespace ch02

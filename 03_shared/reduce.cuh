@@ -72,16 +72,4 @@ std::size_t scratch_bytes(std::size_t n) {
   return Scratch<Op>(nullptr, n).bytes;
 }
 
-// ---- registration: what the chapter program, the tests and the benchmark need to know ----------
-
-inline const red::Chapter& chapter() {
-  static const red::Chapter ch = red::make_chapter<red::Ops<red::Sum, red::Max, red::Min>, red::Types<float>>(
-      "03_shared", "first add while loading, convergent tree in shared memory; the input is read once",
-      [](auto op) {
-        return red::Launcher{&scratch_bytes<decltype(op)>, &launch<decltype(op)>};
-      },
-      [](std::size_t n) { return red::multipass_depth(n, kTile); }, "reduce_shared");
-  return ch;
-}
-
 }  // namespace ch03

@@ -1,7 +1,7 @@
 #include <cstring>
 #include <set>
 
-#include "reduce.cuh"
+#include "chapter.cuh"
 #include "test_support.hpp"
 
 using namespace red;

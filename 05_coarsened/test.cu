@@ -1,4 +1,4 @@
-#include "reduce.cuh"
+#include "chapter.cuh"
 #include "test_support.hpp"
 
 using namespace red;

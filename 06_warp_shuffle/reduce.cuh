@@ -2,7 +2,7 @@
 // operator and dtype.
 //
 // Idea: chapter 05's coarsened loads, then a block reduction in which each warp reduces its 32
-// values in registers with __shfl_down_sync (block_reduce.cuh), so shared memory holds one value
+// values in registers with __shfl_down_sync (block_reduce, below), so shared memory holds one value
 // per warp and the block waits at 2 barriers instead of 8. Atomics exist for few of the types
 // this chapter supports (no atomic argmax pair, none for a 16-bit max kept in f32), so the blocks'
 // partials go back to chapter 03's passes: the same kernel reduces them until one value remains.
@@ -10,13 +10,87 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
-#include "block_reduce.cuh"
 #include "chapter_builder.cuh"
 #include "multipass.cuh"
 #include "reduce_ops.cuh"
 
 namespace ch06 {
+
+// The new step: warp and block reductions with register shuffles, for any operator of
+// reduce_ops.cuh and any block size up to 1024 (multiple of 32 or not). Chapters 07 and 08 reuse
+// block_reduce as ch06::block_reduce.
+//
+// A warp's 32 lanes exchange registers with __shfl_down_sync: no shared memory and no barrier
+// inside a warp. A block then needs shared memory only for one value per warp, and two barriers
+// per call instead of chapter 05's eight.
+
+constexpr unsigned kWarp = 32;
+
+template <class T>
+struct is_value_index : std::false_type {};
+template <class W>
+struct is_value_index<red::ValueIndex<W>> : std::true_type {};
+
+// __shfl_down_sync for every accumulator type: 8- and 16-bit integers travel as int, an
+// argmax pair as its two members.
+template <class T>
+__device__ T shfl_down(unsigned mask, T v, unsigned offset) {
+  if constexpr (is_value_index<T>::value)
+    return T{shfl_down(mask, v.value, offset), shfl_down(mask, v.index, offset)};
+  else if constexpr (sizeof(T) < 4)
+    return static_cast<T>(__shfl_down_sync(mask, static_cast<int>(v), offset));
+  else
+    return __shfl_down_sync(mask, v, offset);
+}
+
+// The lanes of this thread's warp that exist: all 32, except in the last warp of a block whose
+// size is not a multiple of 32. A shuffle's mask must name exactly the lanes that take part.
+__device__ inline unsigned lanes_in_my_warp() {
+  const unsigned first = threadIdx.x / kWarp * kWarp;
+  return min(kWarp, blockDim.x - first);
+}
+__device__ inline unsigned mask_of(unsigned lanes) { return lanes == kWarp ? 0xffffffffu : (1u << lanes) - 1; }
+
+// Reduces v over the first `lanes` lanes of the warp; the result is valid in lane 0.
+// Halving tree: at offset 16 lane i takes lane i + 16, at 8 lane i + 8, ... A lane whose partner
+// does not exist (lane + offset >= lanes) keeps its value: the shuffled-in value is discarded.
+template <class Op>
+__device__ typename Op::Acc warp_reduce(typename Op::Acc v, unsigned lanes) {
+  const unsigned mask = mask_of(lanes);
+  const unsigned lane = threadIdx.x % kWarp;
+#pragma unroll
+  for (unsigned offset = kWarp / 2; offset > 0; offset /= 2) {
+    const typename Op::Acc other = shfl_down(mask, v, offset);
+    if (lane + offset < lanes) v = Op::combine(v, other);
+  }
+  return v;
+}
+
+// Reduces v over the whole block; the result is valid in thread 0. Every thread of the block
+// must call it (it has barriers). `per_warp` is __shared__ storage for 32 accumulators.
+//
+// Safe to call several times in a row with the same `per_warp`: the first barrier keeps a warp
+// from overwriting per_warp[] while warp 0 may still be reading the previous call's values.
+template <class Op>
+__device__ typename Op::Acc block_reduce(typename Op::Acc v, typename Op::Acc* per_warp) {
+  const unsigned lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
+  const unsigned warps = (blockDim.x + kWarp - 1) / kWarp;
+  v = warp_reduce<Op>(v, lanes_in_my_warp());
+  __syncthreads();  // barrier 1: the previous call's readers are done with per_warp
+  if (lane == 0) per_warp[warp] = v;
+  __syncthreads();  // barrier 2: every warp's value is in shared memory
+  if (warp == 0) {
+    // All 32 lanes of warp 0 exist whenever there is more than one warp; lanes past the warp
+    // count hold the identity, so the full-mask tree needs no bounds test.
+    v = lane < warps ? per_warp[lane] : Op::identity();
+    v = warp_reduce<Op>(v, lanes_in_my_warp());
+  }
+  return v;
+}
+
+// ---- the chapter's kernel: 05's coarsened loads, then block_reduce ----------------------------
 
 constexpr unsigned kBlock = 256;   // threads per block (the tests also run 33, 100, 250 and 1000)
 constexpr unsigned kCoarsen = 16;  // each thread combines 2 x kCoarsen elements, as in chapter 05
@@ -35,7 +109,7 @@ template <class Op, bool kFirstPass>
 __global__ void reduce_warp_shuffle(const source_t<Op, kFirstPass>* in, std::size_t len, typename Op::Acc* partials,
                                     void* result) {
   using Acc = typename Op::Acc;
-  __shared__ Acc per_warp[red::kWarp];
+  __shared__ Acc per_warp[kWarp];
   const std::size_t first = blockIdx.x * (2 * kCoarsen * std::size_t{blockDim.x}) + threadIdx.x;
 
   // Chapter 05's register accumulator: elements blockDim.x apart, so every load is coalesced.
@@ -52,7 +126,7 @@ __global__ void reduce_warp_shuffle(const source_t<Op, kFirstPass>* in, std::siz
   }
 
   // The new step: warp shuffles, one value per warp through shared memory, 2 barriers.
-  acc = red::block_reduce<Op>(acc, per_warp);
+  acc = block_reduce<Op>(acc, per_warp);
   if (threadIdx.x == 0) {
     if (result)
       Op::store(result, acc);  // last pass: one block, one value
@@ -97,38 +171,5 @@ template <class Op, unsigned Block>
 std::size_t scratch_bytes(std::size_t n) {
   return Scratch<Op, Block>(nullptr, n).bytes;
 }
-
-// ---- registration: what the chapter program, the tests and the benchmark need to know ----------
-
-// Longest chain of additions: per pass, 2 x kCoarsen in a thread's register, 5 shuffle levels in
-// a warp and ceil(log2(warps)) across the warps.
-template <unsigned Block>
-std::size_t sum_depth(std::size_t n) {
-  const std::size_t per_pass = 2 * kCoarsen + 5 + red::ceil_log2(red::ceil_div(Block, red::kWarp));
-  std::size_t passes = 1;
-  for (std::size_t len = red::ceil_div(n, tile_of<Block>()); len > 1; len = red::ceil_div(len, tile_of<Block>()))
-    ++passes;
-  return passes * per_pass;
-}
-
-using SupportedOps = red::Ops<red::Sum, red::Max, red::Min, red::ArgMax>;
-using SupportedTypes = red::Types<float, double, __half, __nv_bfloat16, std::int32_t, long long, std::uint8_t>;
-
-// The chapter with Block threads per block; chapter() is the lesson's, the others exist for the
-// tests of block sizes that are not multiples of 32.
-template <unsigned Block>
-const red::Chapter& chapter_with_block() {
-  static const red::Chapter ch = red::make_chapter<SupportedOps, SupportedTypes>(
-      "06_warp_shuffle",
-      "05's coarsened loads; warp shuffles and one value per warp in shared memory (" + std::to_string(Block) +
-          " threads, 2 barriers per block); every op and dtype",
-      [](auto op) {
-        return red::Launcher{&scratch_bytes<decltype(op), Block>, &launch<decltype(op), Block>};
-      },
-      sum_depth<Block>, Block == kBlock ? "reduce_warp_shuffle" : "reduce_warp_shuffle_b" + std::to_string(Block));
-  return ch;
-}
-
-inline const red::Chapter& chapter() { return chapter_with_block<kBlock>(); }
 
 }  // namespace ch06

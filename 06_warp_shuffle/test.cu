@@ -2,7 +2,7 @@
 #include <vector>
 
 #include "device_buffer.hpp"
-#include "reduce.cuh"
+#include "chapter.cuh"
 #include "test_support.hpp"
 
 using namespace red;
@@ -41,11 +41,11 @@ namespace {
 // block_reduce's first barrier, a fast warp's second write could land before warp 0 has read the
 // first call's values (racecheck reports it; the results may go wrong).
 __global__ void three_in_a_row(const float* values, float* out) {
-  __shared__ float per_warp[kWarp];
+  __shared__ float per_warp[ch06::kWarp];
   const float* mine = values + std::size_t{blockIdx.x} * 3 * blockDim.x;
-  const float s = block_reduce<Sum<float>>(mine[threadIdx.x], per_warp);
-  const float m = block_reduce<Max<float>>(mine[blockDim.x + threadIdx.x], per_warp);
-  const float l = block_reduce<Min<float>>(mine[2 * blockDim.x + threadIdx.x], per_warp);
+  const float s = ch06::block_reduce<Sum<float>>(mine[threadIdx.x], per_warp);
+  const float m = ch06::block_reduce<Max<float>>(mine[blockDim.x + threadIdx.x], per_warp);
+  const float l = ch06::block_reduce<Min<float>>(mine[2 * blockDim.x + threadIdx.x], per_warp);
   if (threadIdx.x == 0) {
     out[3 * blockIdx.x] = s;
     out[3 * blockIdx.x + 1] = m;

@@ -14,16 +14,86 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <utility>
 
-#include "06_warp_shuffle/block_reduce.cuh"
+#include "06_warp_shuffle/reduce.cuh"  // ch06::block_reduce
 #include "chapter_builder.cuh"
 #include "multipass.cuh"
 #include "per_device.hpp"
 #include "reduce_ops.cuh"
-#include "vector_load.cuh"
 
 namespace ch07 {
+
+// 16-byte vector loads for any element type, and the split of an array into a misaligned head,
+// an aligned body of 16-byte vectors and a short tail. Chapter 08 reuses them (ch07::).
+//
+// One 16-byte load (LDG.128) brings 4 floats, 8 halves or 16 bytes per instruction: a quarter
+// of the load instructions of 4-byte loads (an eighth for halves), so the same bytes in flight take
+// fewer instructions and registers. It needs an address that is a multiple of 16; an input
+// that starts a few elements past such an address (a sub-array, a user's pointer) gets its first
+// elements read one by one instead.
+
+constexpr std::size_t kVectorBytes = 16;
+
+template <class T>
+struct Vector {
+  static constexpr unsigned kCount = kVectorBytes / sizeof(T);
+  T elements[kCount];
+};
+
+// Loads vector v of `body` (16-byte aligned) through the read-only path in one instruction.
+template <class T>
+__device__ inline Vector<T> load_vector(const T* body, std::size_t v) {
+  const uint4 raw = __ldg(reinterpret_cast<const uint4*>(body) + v);
+  Vector<T> out;
+  std::memcpy(&out, &raw, kVectorBytes);  // a register reinterpretation; no memory traffic
+  return out;
+}
+
+// The same load with an L2 prefetch hint (PTX `ld.global.nc.L2::256B`, sm_80+): a miss brings the
+// whole 256-byte group around the address into L2. Chapter 07's benchmark measures whether a
+// stream that reads every byte anyway gains from it.
+template <class T>
+__device__ inline Vector<T> load_vector_l2_256(const T* body, std::size_t v) {
+#if __CUDA_ARCH__ >= 800
+  uint4 raw;
+  asm("ld.global.nc.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
+      : "=r"(raw.x), "=r"(raw.y), "=r"(raw.z), "=r"(raw.w)
+      : "l"(reinterpret_cast<const uint4*>(body) + v));
+#else  // older GPUs have no such hint
+  const uint4 raw = __ldg(reinterpret_cast<const uint4*>(body) + v);
+#endif
+  Vector<T> out;
+  std::memcpy(&out, &raw, kVectorBytes);
+  return out;
+}
+
+// [0, head): single elements up to the first 16-byte boundary (fewer than 16 / sizeof(T)).
+// [head, head + vectors * kCount): whole vectors. [tail_begin, n): the rest, fewer than kCount.
+struct VectorSplit {
+  std::size_t head = 0;
+  std::size_t vectors = 0;
+  std::size_t tail_begin = 0;
+};
+
+template <class T>
+VectorSplit split_for_vectors(const T* in, std::size_t n) {
+  constexpr std::size_t count = Vector<T>::kCount;
+  const std::uintptr_t address = reinterpret_cast<std::uintptr_t>(in);
+  VectorSplit s;
+  if (address % sizeof(T) != 0) {  // not even element-aligned: no vector ever lines up
+    s.head = n;
+    s.tail_begin = n;
+    return s;
+  }
+  s.head = std::min(n, (kVectorBytes - address % kVectorBytes) % kVectorBytes / sizeof(T));
+  s.vectors = (n - s.head) / count;
+  s.tail_begin = s.head + s.vectors * count;
+  return s;
+}
+
+// ---- the two passes ----------------------------------------------------------------------------
 
 constexpr unsigned kBlock = 256;         // pass 1 threads per block
 constexpr unsigned kUnroll = 8;          // vectors each thread has in flight per loop trip, f32 (see README)
@@ -44,21 +114,21 @@ constexpr unsigned unroll_for() {
 // index compare (append).
 // kL2Prefetch: the benchmark's variant with an L2 prefetch hint on every vector load.
 template <bool kL2Prefetch, class T>
-__device__ red::Vector<T> load_body(const T* body, std::size_t v) {
+__device__ Vector<T> load_body(const T* body, std::size_t v) {
   if constexpr (kL2Prefetch)
-    return red::load_vector_l2_256(body, v);
+    return load_vector_l2_256(body, v);
   else
-    return red::load_vector(body, v);
+    return load_vector(body, v);
 }
 
 template <class Op, unsigned Unroll, bool kL2Prefetch = false>
-__global__ void __launch_bounds__(kBlock) reduce_pass1(const typename Op::In* in, std::size_t n, red::VectorSplit split,
+__global__ void __launch_bounds__(kBlock) reduce_pass1(const typename Op::In* in, std::size_t n, VectorSplit split,
                                                        typename Op::Acc* partials, void* result) {
   using T = typename Op::In;
   using Acc = typename Op::Acc;
-  constexpr unsigned kCount = red::Vector<T>::kCount;
+  constexpr unsigned kCount = Vector<T>::kCount;
   constexpr std::size_t kTileVectors = std::size_t{kBlock} * Unroll;
-  __shared__ Acc per_warp[red::kWarp];
+  __shared__ Acc per_warp[ch06::kWarp];
 #if __CUDA_ARCH__ >= 900
   // Lets pass 2's block be launched now; it waits in cudaGridDependencySynchronize() until this
   // grid has finished and its writes are visible. What this hides is the launch gap.
@@ -78,7 +148,7 @@ __global__ void __launch_bounds__(kBlock) reduce_pass1(const typename Op::In* in
   const std::size_t rounds = split.vectors / kTileVectors / gridDim.x;
   for (std::size_t r = 0; r < rounds; ++r) {
     const std::size_t first = (r * gridDim.x + blockIdx.x) * kTileVectors + threadIdx.x;
-    red::Vector<T> x[Unroll];
+    Vector<T> x[Unroll];
 #pragma unroll
     for (unsigned u = 0; u < Unroll; ++u) x[u] = load_body<kL2Prefetch>(body, first + u * kBlock);
 #pragma unroll
@@ -91,7 +161,7 @@ __global__ void __launch_bounds__(kBlock) reduce_pass1(const typename Op::In* in
   // rest wait (at 2^30 floats, 248.24 rounds: a quarter of the blocks would run a 249th); spread
   // one vector per thread instead, at most Unroll each, all in flight.
   const std::size_t rest = rounds * gridDim.x * kTileVectors + thread;
-  red::Vector<T> x[Unroll];
+  Vector<T> x[Unroll];
 #pragma unroll
   for (unsigned u = 0; u < Unroll; ++u)
     if (rest + u * threads < split.vectors) x[u] = load_body<kL2Prefetch>(body, rest + u * threads);
@@ -104,7 +174,7 @@ __global__ void __launch_bounds__(kBlock) reduce_pass1(const typename Op::In* in
 
   for (std::size_t i = split.tail_begin + thread; i < n; i += threads) acc = Op::append(acc, in[i], i);
 
-  acc = red::block_reduce<Op>(acc, per_warp);
+  acc = ch06::block_reduce<Op>(acc, per_warp);
   if (threadIdx.x == 0) {
     if (result)
       Op::store(result, acc);  // a one-block grid needs no second pass
@@ -118,14 +188,14 @@ template <class Op>
 __global__ void __launch_bounds__(kFinalBlock)
     reduce_pass2(const typename Op::Acc* partials, unsigned count, void* result) {
   using Acc = typename Op::Acc;
-  __shared__ Acc per_warp[red::kWarp];
+  __shared__ Acc per_warp[ch06::kWarp];
 #if __CUDA_ARCH__ >= 900
   cudaGridDependencySynchronize();  // pass 1 has completed and its partials are visible
 #endif
   Acc acc = Op::identity();
 #pragma unroll 2
   for (unsigned i = threadIdx.x; i < count; i += kFinalBlock) acc = Op::combine(acc, partials[i]);
-  acc = red::block_reduce<Op>(acc, per_warp);
+  acc = ch06::block_reduce<Op>(acc, per_warp);
   if (threadIdx.x == 0) Op::store(result, acc);
 }
 
@@ -167,7 +237,7 @@ DeviceLimits limits_of() {
 
 template <class Op, unsigned Unroll = unroll_for<typename Op::In>(), bool kL2Prefetch = false>
 unsigned pass1_blocks(std::size_t n) {
-  return grid_for(n, std::size_t{kBlock} * Unroll * red::Vector<typename Op::In>::kCount,
+  return grid_for(n, std::size_t{kBlock} * Unroll * Vector<typename Op::In>::kCount,
                   limits_of<Op, Unroll, kL2Prefetch>().max_blocks);
 }
 
@@ -209,7 +279,7 @@ cudaError_t reduce(void* scratch, std::size_t& scratch_bytes, const typename Op:
   auto* partials = static_cast<typename Op::Acc*>(scratch);
   const unsigned blocks = pass1_blocks<Op, Unroll, kL2Prefetch>(n);
   reduce_pass1<Op, Unroll, kL2Prefetch>
-      <<<blocks, kBlock, 0, stream>>>(in, n, red::split_for_vectors(in, n), partials, blocks == 1 ? result : nullptr);
+      <<<blocks, kBlock, 0, stream>>>(in, n, split_for_vectors(in, n), partials, blocks == 1 ? result : nullptr);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess || blocks == 1) return e;
   return launch_pass2<Op>(partials, blocks, result, stream, kEarlyLaunch && limits.programmatic);
 }
@@ -235,54 +305,15 @@ void launch(const red::ReduceCall& c) {
       c.scratch, bytes, static_cast<const typename Op::In*>(c.input), c.n, c.output, c.stream)));
 }
 
-// ---- registration: what the chapter program, the tests and the benchmark need to know ----------
-
+// The longest chain of additions an element goes through, for the error bound a sum must meet
+// (common/reference.hpp): its thread's share of the blocks' rounds, the vector it came in, the
+// warp and block trees of pass 1, then pass 2's. Chapter 08 reuses it.
 inline std::size_t two_pass_depth(std::size_t n, unsigned blocks, unsigned unroll, unsigned per_vector) {
   if (n == 0) return 0;
   const std::size_t pass1 = red::ceil_div(n, std::size_t{blocks} * kBlock) + (unroll + 1) * per_vector + 2 + 5 +
-                            red::ceil_log2(kBlock / red::kWarp);
-  const std::size_t pass2 = red::ceil_div(blocks, kFinalBlock) + 5 + red::ceil_log2(kFinalBlock / red::kWarp);
+                            red::ceil_log2(kBlock / ch06::kWarp);
+  const std::size_t pass2 = red::ceil_div(blocks, kFinalBlock) + 5 + red::ceil_log2(kFinalBlock / ch06::kWarp);
   return pass1 + pass2;
 }
-
-template <class Op, unsigned Unroll = unroll_for<typename Op::In>()>
-std::size_t sum_depth(std::size_t n) {
-  return n == 0 ? 0 : two_pass_depth(n, pass1_blocks<Op, Unroll>(n), Unroll, red::Vector<typename Op::In>::kCount);
-}
-
-// The deepest plan of any float type: 16-bit inputs pack 8 elements per vector, so they get the
-// fewest blocks and the longest per-thread chains for a given n.
-// Unroll = 0: each type's own (unroll_for).
-template <unsigned Unroll>
-std::size_t deepest_sum_depth(std::size_t n) {
-  return std::max(sum_depth < red::Sum<float>, Unroll ? Unroll : unroll_for<float>() > (n),
-                  sum_depth < red::Sum<__half>, Unroll ? Unroll : unroll_for<__half>() > (n));
-}
-
-using SupportedOps = red::Ops<red::Sum, red::Max, red::Min, red::ArgMax>;
-using SupportedTypes = red::Types<float, double, __half, __nv_bfloat16, std::int32_t, long long, std::uint8_t>;
-
-// chapter() is the lesson's; the other variants exist for the benchmark (early launch off, other
-// unroll depths) and for the tests that hold them to the same answers.
-// Unroll = 0 is the lesson's per-type choice (unroll_for); a number forces it for every type.
-template <bool kEarlyLaunch, unsigned Unroll = 0, bool kL2Prefetch = false>
-const red::Chapter& chapter_with() {
-  static const red::Chapter ch = red::make_chapter<SupportedOps, SupportedTypes>(
-      "07_two_pass",
-      "fixed grid of resident blocks, 16-byte vector loads, partials in scratch, one-block second pass; "
-      "deterministic; every op and dtype",
-      [](auto op) {
-        using Op = decltype(op);
-        constexpr unsigned U = Unroll ? Unroll : unroll_for<typename Op::In>();
-        return red::Launcher{&scratch_bytes<Op, kEarlyLaunch, U, kL2Prefetch>,
-                             &launch<Op, kEarlyLaunch, U, kL2Prefetch>};
-      },
-      deepest_sum_depth<Unroll>,
-      std::string(kEarlyLaunch ? "reduce_two_pass" : "reduce_two_pass_plain_launch") +
-          (Unroll == 0 ? "" : "_unroll" + std::to_string(Unroll)) + (kL2Prefetch ? "_l2prefetch" : ""));
-  return ch;
-}
-
-inline const red::Chapter& chapter() { return chapter_with<true>(); }
 
 }  // namespace ch07

@@ -2,7 +2,7 @@
 #include <set>
 #include <vector>
 
-#include "reduce.cuh"
+#include "chapter.cuh"
 #include "test_support.hpp"
 
 using namespace red;

@@ -14,9 +14,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
-#include "06_warp_shuffle/block_reduce.cuh"
 #include "07_two_pass/reduce.cuh"
-#include "07_two_pass/vector_load.cuh"
 #include "chapter_builder.cuh"
 #include "multipass.cuh"
 #include "reduce_ops.cuh"
@@ -139,16 +137,16 @@ void launch_coarsened(const red::ReduceCall& c) {
 // element is read singly (correct, slower).
 template <class T>
 __global__ void __launch_bounds__(ch07::kBlock)
-    dot_pass1(const T* a, const T* b, std::size_t n, red::VectorSplit split, float* partials, void* result) {
-  constexpr unsigned kCount = red::Vector<T>::kCount;
+    dot_pass1(const T* a, const T* b, std::size_t n, ch07::VectorSplit split, float* partials, void* result) {
+  constexpr unsigned kCount = ch07::Vector<T>::kCount;
   constexpr std::size_t kTileVectors = std::size_t{ch07::kBlock} * kUnroll;
-  __shared__ float per_warp[red::kWarp];
+  __shared__ float per_warp[ch06::kWarp];
 #if __CUDA_ARCH__ >= 900
   cudaTriggerProgrammaticLaunchCompletion();  // as in 07: pass 2 may be scheduled now
 #endif
   const std::size_t thread = blockIdx.x * std::size_t{ch07::kBlock} + threadIdx.x;
   const std::size_t threads = std::size_t{gridDim.x} * ch07::kBlock;
-  auto fma_vectors = [](float acc, const red::Vector<T>& x, const red::Vector<T>& y) {
+  auto fma_vectors = [](float acc, const ch07::Vector<T>& x, const ch07::Vector<T>& y) {
 #pragma unroll
     for (unsigned j = 0; j < kCount; ++j) acc = fmaf(red::to_wide(x.elements[j]), red::to_wide(y.elements[j]), acc);
     return acc;
@@ -162,22 +160,22 @@ __global__ void __launch_bounds__(ch07::kBlock)
   const std::size_t rounds = split.vectors / kTileVectors / gridDim.x;
   for (std::size_t r = 0; r < rounds; ++r) {
     const std::size_t first = (r * gridDim.x + blockIdx.x) * kTileVectors + threadIdx.x;
-    red::Vector<T> x[kUnroll], y[kUnroll];
+    ch07::Vector<T> x[kUnroll], y[kUnroll];
 #pragma unroll
     for (unsigned u = 0; u < kUnroll; ++u) {  // 2 x kUnroll loads in flight
-      x[u] = red::load_vector(body_a, first + u * ch07::kBlock);
-      y[u] = red::load_vector(body_b, first + u * ch07::kBlock);
+      x[u] = ch07::load_vector(body_a, first + u * ch07::kBlock);
+      y[u] = ch07::load_vector(body_b, first + u * ch07::kBlock);
     }
 #pragma unroll
     for (unsigned u = 0; u < kUnroll; ++u) acc = fma_vectors(acc, x[u], y[u]);
   }
   const std::size_t rest = rounds * gridDim.x * kTileVectors + thread;  // less than one round left
-  red::Vector<T> x[kUnroll], y[kUnroll];
+  ch07::Vector<T> x[kUnroll], y[kUnroll];
 #pragma unroll
   for (unsigned u = 0; u < kUnroll; ++u)
     if (rest + u * threads < split.vectors) {
-      x[u] = red::load_vector(body_a, rest + u * threads);
-      y[u] = red::load_vector(body_b, rest + u * threads);
+      x[u] = ch07::load_vector(body_a, rest + u * threads);
+      y[u] = ch07::load_vector(body_b, rest + u * threads);
     }
 #pragma unroll
   for (unsigned u = 0; u < kUnroll; ++u)
@@ -186,7 +184,7 @@ __global__ void __launch_bounds__(ch07::kBlock)
   for (std::size_t i = split.tail_begin + thread; i < n; i += threads)
     acc = fmaf(red::to_wide(a[i]), red::to_wide(b[i]), acc);
 
-  acc = red::block_reduce<Dot<T>>(acc, per_warp);
+  acc = ch06::block_reduce<Dot<T>>(acc, per_warp);
   if (threadIdx.x == 0) {
     if (result)
       *static_cast<float*>(result) = acc;
@@ -202,15 +200,15 @@ ch07::DeviceLimits two_pass_limits() {
 
 template <class T>
 unsigned two_pass_blocks(std::size_t n) {
-  return ch07::grid_for(n, std::size_t{ch07::kBlock} * kUnroll * red::Vector<T>::kCount,
+  return ch07::grid_for(n, std::size_t{ch07::kBlock} * kUnroll * ch07::Vector<T>::kCount,
                         two_pass_limits<T>().max_blocks);
 }
 
 template <class T>
-red::VectorSplit split_for_both(const T* a, const T* b, std::size_t n) {
-  const auto offset = [](const T* p) { return reinterpret_cast<std::uintptr_t>(p) % red::kVectorBytes; };
-  if (offset(a) == offset(b)) return red::split_for_vectors(a, n);
-  red::VectorSplit all_single;
+ch07::VectorSplit split_for_both(const T* a, const T* b, std::size_t n) {
+  const auto offset = [](const T* p) { return reinterpret_cast<std::uintptr_t>(p) % ch07::kVectorBytes; };
+  if (offset(a) == offset(b)) return ch07::split_for_vectors(a, n);
+  ch07::VectorSplit all_single;
   all_single.head = all_single.tail_begin = n;
   return all_single;
 }
@@ -233,66 +231,5 @@ void launch_two_pass(const red::ReduceCall& c) {
   if (blocks > 1)
     CUDA_CHECK(ch07::launch_pass2<Dot<T>>(partials, blocks, c.output, c.stream, two_pass_limits<T>().programmatic));
 }
-
-// ---- registration: what the chapter program, the tests and the benchmark need to know ----------
-
-using SupportedOps = red::Ops<red::Dot>;
-using SupportedTypes = red::Types<float, __half, __nv_bfloat16>;
-
-enum class Step { shared, coarsened, fma, two_pass };
-
-inline std::size_t depth_of(Step step, std::size_t n) {
-  switch (step) {
-    case Step::shared:
-      return red::multipass_depth(n, kTile);
-    case Step::coarsened:
-    case Step::fma:
-      return 2 * kCoarsen + 8 + red::ceil_div(n, 2 * kCoarsen * kBlock);
-    case Step::two_pass:
-      // The widest per-thread chain of the three types: 16-bit vectors hold 8 elements.
-      return std::max(ch07::two_pass_depth(n, two_pass_blocks<float>(n), kUnroll, 4),
-                      ch07::two_pass_depth(n, two_pass_blocks<__half>(n), kUnroll, 8));
-  }
-  return n;
-}
-
-template <Step kStep, class T>
-std::size_t scratch_bytes(std::size_t n) {
-  if constexpr (kStep == Step::shared) return SharedScratch<T>(nullptr, n).bytes;
-  if constexpr (kStep == Step::two_pass) return two_pass_scratch<T>();
-  return 0;
-}
-
-template <Step kStep, class T>
-void launch(const red::ReduceCall& c) {
-  if (c.n > 0 && c.input2 == nullptr) throw std::invalid_argument("08_dot_product: no second vector");
-  if constexpr (kStep == Step::shared) launch_shared<T>(c);
-  if constexpr (kStep == Step::coarsened) launch_coarsened<T, false>(c);
-  if constexpr (kStep == Step::fma) launch_coarsened<T, true>(c);
-  if constexpr (kStep == Step::two_pass) launch_two_pass<T>(c);
-}
-
-template <Step kStep>
-const red::Chapter& chapter_step() {
-  static const char* names[] = {"dot_shared", "dot_coarsened", "dot_fma", "dot_two_pass"};
-  static const char* summaries[] = {"03's shared-memory tree with the product in the load; multi-pass",
-                                    "05's register accumulator (rounded product, rounded add) and one atomic per block",
-                                    "05's register accumulator with fmaf and one atomic per block",
-                                    "07's fixed grid, 16-byte vectors of both inputs, FMA, two deterministic passes"};
-  static const red::Chapter ch = red::make_chapter<SupportedOps, SupportedTypes>(
-      "08_dot_product", summaries[static_cast<int>(kStep)],
-      [](auto op) {
-        using T = typename decltype(op)::In;
-        return red::Launcher{&scratch_bytes<kStep, T>, &launch<kStep, T>};
-      },
-      [](std::size_t n) { return depth_of(kStep, n); }, names[static_cast<int>(kStep)]);
-  static const red::Chapter with_atomics =
-      kStep == Step::coarsened || kStep == Step::fma
-          ? red::with_global_float_atomics(ch, [](std::size_t n) { return red::ceil_div(n, 2 * kCoarsen * kBlock); })
-          : ch;
-  return with_atomics;
-}
-
-inline const red::Chapter& chapter() { return chapter_step<Step::two_pass>(); }
 
 }  // namespace ch08

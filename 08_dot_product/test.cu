@@ -1,7 +1,7 @@
 #include <vector>
 
 #include "baselines.cuh"
-#include "reduce.cuh"
+#include "chapter.cuh"
 #include "test_support.hpp"
 
 using namespace red;

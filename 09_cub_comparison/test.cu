@@ -2,7 +2,7 @@
 #include <limits>
 #include <type_traits>
 
-#include "reduce.cuh"
+#include "chapter.cuh"
 #include "test_support.hpp"
 
 using namespace red;

@@ -1,8 +1,8 @@
-#include "01_naive/reduce.cuh"
-#include "02_convergent/reduce.cuh"
-#include "03_shared/reduce.cuh"
-#include "04_multiblock_atomic/reduce.cuh"
-#include "05_coarsened/reduce.cuh"
+#include "01_naive/chapter.cuh"
+#include "02_convergent/chapter.cuh"
+#include "03_shared/chapter.cuh"
+#include "04_multiblock_atomic/chapter.cuh"
+#include "05_coarsened/chapter.cuh"
 #include "suite.hpp"
 
 namespace red::bench::suite {

@@ -1,4 +1,4 @@
-#include "06_warp_shuffle/reduce.cuh"
+#include "06_warp_shuffle/chapter.cuh"
 #include "suite.hpp"
 
 namespace red::bench::suite {

@@ -1,4 +1,4 @@
-#include "07_two_pass/reduce.cuh"
+#include "07_two_pass/chapter.cuh"
 #include "suite.hpp"
 
 namespace red::bench::suite {

@@ -1,6 +1,6 @@
 #include <type_traits>
 
-#include "07_two_pass/reduce.cuh"
+#include "07_two_pass/chapter.cuh"
 #include "suite.hpp"
 
 namespace red::bench::suite {

@@ -1,5 +1,5 @@
 #include "08_dot_product/baselines.cuh"
-#include "08_dot_product/reduce.cuh"
+#include "08_dot_product/chapter.cuh"
 #include "suite.hpp"
 
 namespace red::bench::suite {

@@ -1,4 +1,4 @@
-#include "09_cub_comparison/reduce.cuh"
+#include "09_cub_comparison/chapter.cuh"
 #include "suite.hpp"
 
 namespace red::bench::suite {

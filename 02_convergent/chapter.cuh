@@ -1,0 +1,21 @@
+// Chapter 02's registration: what the chapter program, the tests and the benchmark need to know
+// about it (common/chapter.hpp). The lesson is reduce.cuh; a later chapter that reuses a piece of
+// it includes reduce.cuh only, so this file's instantiations stay out of its programs.
+#pragma once
+
+#include "02_convergent/reduce.cuh"
+#include "chapter_builder.cuh"
+
+namespace ch02 {
+
+inline const red::Chapter& chapter() {
+  static const red::Chapter ch = red::make_chapter<red::Ops<red::Sum, red::Max, red::Min>, red::Types<float>>(
+      "02_convergent", "convergent tree reduction (stride halving, tid < stride), in place on a copy in global memory",
+      [](auto op) {
+        return red::Launcher{&scratch_bytes<decltype(op)>, &launch<decltype(op)>};
+      },
+      [](std::size_t n) { return red::multipass_depth(n, kTile); }, "reduce_convergent");
+  return ch;
+}
+
+}  // namespace ch02

@@ -1,0 +1,42 @@
+// Chapter 06's registration: what the chapter program, the tests and the benchmark need to know
+// about it (common/chapter.hpp). The lesson is reduce.cuh; a later chapter that reuses a piece of
+// it includes reduce.cuh only, so this file's instantiations stay out of its programs.
+#pragma once
+
+#include "06_warp_shuffle/reduce.cuh"
+#include "chapter_builder.cuh"
+
+namespace ch06 {
+
+// Longest chain of additions: per pass, 2 x kCoarsen in a thread's register, 5 shuffle levels in
+// a warp and ceil(log2(warps)) across the warps.
+template <unsigned Block>
+std::size_t sum_depth(std::size_t n) {
+  const std::size_t per_pass = 2 * kCoarsen + 5 + red::ceil_log2(red::ceil_div(Block, kWarp));
+  std::size_t passes = 1;
+  for (std::size_t len = red::ceil_div(n, tile_of<Block>()); len > 1; len = red::ceil_div(len, tile_of<Block>()))
+    ++passes;
+  return passes * per_pass;
+}
+
+using SupportedOps = red::Ops<red::Sum, red::Max, red::Min, red::ArgMax>;
+using SupportedTypes = red::Types<float, double, __half, __nv_bfloat16, std::int32_t, long long, std::uint8_t>;
+
+// The chapter with Block threads per block; chapter() is the lesson's, the others exist for the
+// tests of block sizes that are not multiples of 32.
+template <unsigned Block>
+const red::Chapter& chapter_with_block() {
+  static const red::Chapter ch = red::make_chapter<SupportedOps, SupportedTypes>(
+      "06_warp_shuffle",
+      "05's coarsened loads; warp shuffles and one value per warp in shared memory (" + std::to_string(Block) +
+          " threads, 2 barriers per block); every op and dtype",
+      [](auto op) {
+        return red::Launcher{&scratch_bytes<decltype(op), Block>, &launch<decltype(op), Block>};
+      },
+      sum_depth<Block>, Block == kBlock ? "reduce_warp_shuffle" : "reduce_warp_shuffle_b" + std::to_string(Block));
+  return ch;
+}
+
+inline const red::Chapter& chapter() { return chapter_with_block<kBlock>(); }
+
+}  // namespace ch06

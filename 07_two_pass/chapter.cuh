@@ -1,0 +1,51 @@
+// Chapter 07's registration: what the chapter program, the tests and the benchmark need to know
+// about it (common/chapter.hpp). The lesson is reduce.cuh; a later chapter that reuses a piece of
+// it includes reduce.cuh only, so this file's instantiations stay out of its programs.
+#pragma once
+
+#include "07_two_pass/reduce.cuh"
+#include "chapter_builder.cuh"
+
+namespace ch07 {
+
+template <class Op, unsigned Unroll = unroll_for<typename Op::In>()>
+std::size_t sum_depth(std::size_t n) {
+  return n == 0 ? 0 : two_pass_depth(n, pass1_blocks<Op, Unroll>(n), Unroll, Vector<typename Op::In>::kCount);
+}
+
+// The deepest plan of any float type: 16-bit inputs pack 8 elements per vector, so they get the
+// fewest blocks and the longest per-thread chains for a given n.
+// Unroll = 0: each type's own (unroll_for).
+template <unsigned Unroll>
+std::size_t deepest_sum_depth(std::size_t n) {
+  return std::max(sum_depth<red::Sum<float>, (Unroll ? Unroll : unroll_for<float>())>(n),
+                  sum_depth<red::Sum<__half>, (Unroll ? Unroll : unroll_for<__half>())>(n));
+}
+
+using SupportedOps = red::Ops<red::Sum, red::Max, red::Min, red::ArgMax>;
+using SupportedTypes = red::Types<float, double, __half, __nv_bfloat16, std::int32_t, long long, std::uint8_t>;
+
+// chapter() is the lesson's; the other variants exist for the benchmark (early launch off, other
+// unroll depths) and for the tests that hold them to the same answers.
+// Unroll = 0 is the lesson's per-type choice (unroll_for); a number forces it for every type.
+template <bool kEarlyLaunch, unsigned Unroll = 0, bool kL2Prefetch = false>
+const red::Chapter& chapter_with() {
+  static const red::Chapter ch = red::make_chapter<SupportedOps, SupportedTypes>(
+      "07_two_pass",
+      "fixed grid of resident blocks, 16-byte vector loads, partials in scratch, one-block second pass; "
+      "deterministic; every op and dtype",
+      [](auto op) {
+        using Op = decltype(op);
+        constexpr unsigned U = Unroll ? Unroll : unroll_for<typename Op::In>();
+        return red::Launcher{&scratch_bytes<Op, kEarlyLaunch, U, kL2Prefetch>,
+                             &launch<Op, kEarlyLaunch, U, kL2Prefetch>};
+      },
+      deepest_sum_depth<Unroll>,
+      std::string(kEarlyLaunch ? "reduce_two_pass" : "reduce_two_pass_plain_launch") +
+          (Unroll == 0 ? "" : "_unroll" + std::to_string(Unroll)) + (kL2Prefetch ? "_l2prefetch" : ""));
+  return ch;
+}
+
+inline const red::Chapter& chapter() { return chapter_with<true>(); }
+
+}  // namespace ch07

@@ -1,7 +1,7 @@
 # add_chapter(<folder>)
 #
-# A chapter folder holds reduce.cuh (kernels and launcher), main.cu (the chapter program) and
-# test.cu (its doctest cases). This creates:
+# A chapter folder holds reduce.cuh (the lesson: kernels and launcher), chapter.cuh (its
+# registration), main.cu (the chapter program) and test.cu (its doctest cases). This creates:
 #   <folder>        the chapter program; common/harness.cpp does the work
 #   <folder>_test   its GPU tests (doctest), registered with ctest twice: <folder>_test (label
 #                   "gpu") runs every case but those of the doctest suite "large", and
@@ -9,8 +9,9 @@
 #                   2^31 elements, whose host side alone generates, checks and compares 8.6 GB and
 #                   more. On a machine without a GPU both exit with code 77, which ctest reports as
 #                   "Skipped".
-# The benchmark (bench/) includes every chapter's reduce.cuh itself. A later chapter may build on
-# an earlier one's header ("06_warp_shuffle/block_reduce.cuh"): the project root is on the path.
+# The benchmark (bench/) includes every chapter's chapter.cuh itself. A later chapter reuses an
+# earlier lesson by including its reduce.cuh ("06_warp_shuffle/reduce.cuh" for ch06::block_reduce):
+# the project root is on the path.
 function(add_chapter name)
   add_executable(${name} main.cu)
   target_link_libraries(${name} PRIVATE reduction_common)

@@ -11,7 +11,8 @@
 #include <type_traits>
 #include <utility>
 
-#include "chapter_builder.cuh"
+#include "chapter.hpp"
+#include "cuda_check.hpp"
 #include "multipass.cuh"
 #include "reduce_ops.cuh"
 

@@ -8,7 +8,8 @@
 #pragma once
 
 #include "01_naive/reduce.cuh"  // ch01::launch_passes, the multi-pass launcher
-#include "chapter_builder.cuh"
+#include "chapter.hpp"
+#include "cuda_check.hpp"
 #include "multipass.cuh"
 #include "reduce_ops.cuh"
 

@@ -7,7 +7,8 @@
 // of the input, no global traffic inside the tree. Barriers and divergence as in 02.
 #pragma once
 
-#include "chapter_builder.cuh"
+#include "chapter.hpp"
+#include "cuda_check.hpp"
 #include "multipass.cuh"
 #include "reduce_ops.cuh"
 

@@ -8,7 +8,8 @@
 // is not deterministic: the blocks arrive in a different order on every run.
 #pragma once
 
-#include "chapter_builder.cuh"
+#include "chapter.hpp"
+#include "cuda_check.hpp"
 #include "multipass.cuh"
 #include "reduce_ops.cuh"
 

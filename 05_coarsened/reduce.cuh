@@ -8,7 +8,8 @@
 #pragma once
 
 #include "04_multiblock_atomic/reduce.cuh"  // ch04::atomic_combine, the same atomic step
-#include "chapter_builder.cuh"
+#include "chapter.hpp"
+#include "cuda_check.hpp"
 #include "multipass.cuh"
 #include "reduce_ops.cuh"
 

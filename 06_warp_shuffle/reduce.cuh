@@ -12,7 +12,8 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "chapter_builder.cuh"
+#include "chapter.hpp"
+#include "cuda_check.hpp"
 #include "multipass.cuh"
 #include "reduce_ops.cuh"
 

@@ -18,7 +18,8 @@
 #include <utility>
 
 #include "06_warp_shuffle/reduce.cuh"  // ch06::block_reduce
-#include "chapter_builder.cuh"
+#include "chapter.hpp"
+#include "cuda_check.hpp"
 #include "multipass.cuh"
 #include "per_device.hpp"
 #include "reduce_ops.cuh"

@@ -15,7 +15,8 @@
 #include <cuda_fp16.h>
 
 #include "07_two_pass/reduce.cuh"
-#include "chapter_builder.cuh"
+#include "chapter.hpp"
+#include "cuda_check.hpp"
 #include "multipass.cuh"
 #include "reduce_ops.cuh"
 

@@ -10,7 +10,8 @@
 #include <cuda/functional>
 #include <cuda/std/limits>
 
-#include "chapter_builder.cuh"
+#include "chapter.hpp"
+#include "cuda_check.hpp"
 #include "multipass.cuh"
 #include "reduce_ops.cuh"
 

@@ -71,15 +71,4 @@ Chapter make_chapter(std::string name, std::string summary, LauncherOf launcher_
       std::function<std::string(Op, DType)>([kernel](Op, DType) { return kernel; }));
 }
 
-// The first phase of a CUB-style two-phase call: call(nullptr, bytes, probe) only writes the
-// scratch bytes it needs for n elements into `bytes`.
-template <class Call>
-std::size_t scratch_query(std::size_t n, Call call) {
-  ReduceCall probe;
-  probe.n = n;
-  std::size_t bytes = 0;
-  CUDA_CHECK(call(nullptr, bytes, probe));
-  return bytes;
-}
-
 }  // namespace red

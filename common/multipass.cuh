@@ -1,6 +1,6 @@
 // Host-side pieces several chapters' launchers share: the empty-input case, the multi-pass
-// driver of chapters 03, 06 and 08 (chapter 01 spells its own passes out), and carving one
-// scratch buffer into typed parts.
+// driver of chapters 03, 06 and 08 (chapter 01 spells its own passes out), carving one scratch
+// buffer into typed parts, and the scratch query of a CUB-style two-phase call.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -77,5 +77,16 @@ class ScratchCarver {
   char* base_;
   std::size_t offset_ = 0;
 };
+
+// The first phase of a CUB-style two-phase call: call(nullptr, bytes, probe) only writes the
+// scratch bytes it needs for n elements into `bytes`.
+template <class Call>
+std::size_t scratch_query(std::size_t n, Call call) {
+  ReduceCall probe;
+  probe.n = n;
+  std::size_t bytes = 0;
+  CUDA_CHECK(call(nullptr, bytes, probe));
+  return bytes;
+}
 
 }  // namespace red

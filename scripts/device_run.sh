@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The H200 verification of a change, cut into steps of a few minutes each (a later step reuses the
+# The GPU verification of a change, cut into steps of a few minutes each (a later step reuses the
 # build of an earlier one). Each step writes its logs into OUT and packs them into
 # OUT/<step>.tar.gz, one file to keep.
 #

@@ -25,10 +25,15 @@ std::size_t deepest_sum_depth(std::size_t n) {
 using SupportedOps = red::Ops<red::Sum, red::Max, red::Min, red::ArgMax>;
 using SupportedTypes = red::Types<float, double, __half, __nv_bfloat16, std::int32_t, long long, std::uint8_t>;
 
-// chapter() is the lesson's; the other variants exist for the benchmark (early launch off, other
-// unroll depths) and for the tests that hold them to the same answers.
-// Unroll = 0 is the lesson's per-type choice (unroll_for); a number forces it for every type.
-template <bool kEarlyLaunch, unsigned Unroll = 0, bool kL2Prefetch = false>
+// The benchmark's name suffix of a Load policy: none for the lesson's (variants.cuh names its own).
+template <class Load>
+inline const char* load_suffix = "";
+
+// chapter() is the lesson's; the other variants (variants.cuh) exist for the benchmark (early
+// launch off, other unroll depths, another Load) and for the tests that hold them to the same
+// answers. Unroll = 0 is the lesson's per-type choice (unroll_for); a number forces it for every
+// type.
+template <bool kEarlyLaunch, unsigned Unroll = 0, class Load = VectorLoad>
 const red::Chapter& chapter_with() {
   static const red::Chapter ch = red::make_chapter<SupportedOps, SupportedTypes>(
       "07_two_pass",
@@ -37,12 +42,11 @@ const red::Chapter& chapter_with() {
       [](auto op) {
         using Op = decltype(op);
         constexpr unsigned U = Unroll ? Unroll : unroll_for<typename Op::In>();
-        return red::Launcher{&scratch_bytes<Op, kEarlyLaunch, U, kL2Prefetch>,
-                             &launch<Op, kEarlyLaunch, U, kL2Prefetch>};
+        return red::Launcher{&scratch_bytes<Op, kEarlyLaunch, U, Load>, &launch<Op, kEarlyLaunch, U, Load>};
       },
       deepest_sum_depth<Unroll>,
       std::string(kEarlyLaunch ? "reduce_two_pass" : "reduce_two_pass_plain_launch") +
-          (Unroll == 0 ? "" : "_unroll" + std::to_string(Unroll)) + (kL2Prefetch ? "_l2prefetch" : ""));
+          (Unroll == 0 ? "" : "_unroll" + std::to_string(Unroll)) + load_suffix<Load>);
   return ch;
 }
 

@@ -52,24 +52,6 @@ __device__ inline Vector<T> load_vector(const T* body, std::size_t v) {
   return out;
 }
 
-// The same load with an L2 prefetch hint (PTX `ld.global.nc.L2::256B`, sm_80+): a miss brings the
-// whole 256-byte group around the address into L2. Chapter 07's benchmark measures whether a
-// stream that reads every byte anyway gains from it.
-template <class T>
-__device__ inline Vector<T> load_vector_l2_256(const T* body, std::size_t v) {
-#if __CUDA_ARCH__ >= 800
-  uint4 raw;
-  asm("ld.global.nc.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
-      : "=r"(raw.x), "=r"(raw.y), "=r"(raw.z), "=r"(raw.w)
-      : "l"(reinterpret_cast<const uint4*>(body) + v));
-#else  // older GPUs have no such hint
-  const uint4 raw = __ldg(reinterpret_cast<const uint4*>(body) + v);
-#endif
-  Vector<T> out;
-  std::memcpy(&out, &raw, kVectorBytes);
-  return out;
-}
-
 // [0, head): single elements up to the first 16-byte boundary (fewer than 16 / sizeof(T)).
 // [head, head + vectors * kCount): whole vectors. [tail_begin, n): the rest, fewer than kCount.
 struct VectorSplit {
@@ -113,16 +95,16 @@ constexpr unsigned unroll_for() {
 // Pass 1. Every thread accumulates its share of the input in a register. Its indices only
 // grow (head, then body tiles, then the last vectors, then the tail), which lets argmax skip the
 // index compare (append).
-// kL2Prefetch: the benchmark's variant with an L2 prefetch hint on every vector load.
-template <bool kL2Prefetch, class T>
-__device__ Vector<T> load_body(const T* body, std::size_t v) {
-  if constexpr (kL2Prefetch)
-    return load_vector_l2_256(body, v);
-  else
+// Load: how a vector of the body is read. The lesson's is a plain 16-byte load; the benchmark
+// also measures one with a prefetch hint (variants.cuh).
+struct VectorLoad {
+  template <class T>
+  __device__ static Vector<T> load(const T* body, std::size_t v) {
     return load_vector(body, v);
-}
+  }
+};
 
-template <class Op, unsigned Unroll, bool kL2Prefetch = false>
+template <class Op, unsigned Unroll, class Load = VectorLoad>
 __global__ void __launch_bounds__(kBlock) reduce_pass1(const typename Op::In* in, std::size_t n, VectorSplit split,
                                                        typename Op::Acc* partials, void* result) {
   using T = typename Op::In;
@@ -151,7 +133,7 @@ __global__ void __launch_bounds__(kBlock) reduce_pass1(const typename Op::In* in
     const std::size_t first = (r * gridDim.x + blockIdx.x) * kTileVectors + threadIdx.x;
     Vector<T> x[Unroll];
 #pragma unroll
-    for (unsigned u = 0; u < Unroll; ++u) x[u] = load_body<kL2Prefetch>(body, first + u * kBlock);
+    for (unsigned u = 0; u < Unroll; ++u) x[u] = Load::load(body, first + u * kBlock);
 #pragma unroll
     for (unsigned u = 0; u < Unroll; ++u)
 #pragma unroll
@@ -165,7 +147,7 @@ __global__ void __launch_bounds__(kBlock) reduce_pass1(const typename Op::In* in
   Vector<T> x[Unroll];
 #pragma unroll
   for (unsigned u = 0; u < Unroll; ++u)
-    if (rest + u * threads < split.vectors) x[u] = load_body<kL2Prefetch>(body, rest + u * threads);
+    if (rest + u * threads < split.vectors) x[u] = Load::load(body, rest + u * threads);
 #pragma unroll
   for (unsigned u = 0; u < Unroll; ++u)
     if (rest + u * threads < split.vectors)
@@ -231,15 +213,15 @@ inline unsigned grid_for(std::size_t n, std::size_t per_block_trip, unsigned max
   return static_cast<unsigned>(std::min<std::size_t>(wanted, max_blocks));
 }
 
-template <class Op, unsigned Unroll = unroll_for<typename Op::In>(), bool kL2Prefetch = false>
+template <class Op, unsigned Unroll = unroll_for<typename Op::In>(), class Load = VectorLoad>
 DeviceLimits limits_of() {
-  return device_limits<reduce_pass1<Op, Unroll, kL2Prefetch>>();
+  return device_limits<reduce_pass1<Op, Unroll, Load>>();
 }
 
-template <class Op, unsigned Unroll = unroll_for<typename Op::In>(), bool kL2Prefetch = false>
+template <class Op, unsigned Unroll = unroll_for<typename Op::In>(), class Load = VectorLoad>
 unsigned pass1_blocks(std::size_t n) {
   return grid_for(n, std::size_t{kBlock} * Unroll * Vector<typename Op::In>::kCount,
-                  limits_of<Op, Unroll, kL2Prefetch>().max_blocks);
+                  limits_of<Op, Unroll, Load>().max_blocks);
 }
 
 // Pass 2 over `count` partials. With early = true (and sm_90+) it is launched with programmatic
@@ -262,11 +244,12 @@ cudaError_t launch_pass2(const typename Op::Acc* partials, unsigned count, void*
 // --- the API, CUB-style: call once with scratch == nullptr for the size, then again to reduce --
 
 // kEarlyLaunch = false launches pass 2 the ordinary way; the benchmark keeps that variant to show
-// what the early launch is worth (the result bits are the same either way), and measures Unroll.
-template <class Op, bool kEarlyLaunch = true, unsigned Unroll = unroll_for<typename Op::In>(), bool kL2Prefetch = false>
+// what the early launch is worth (the result bits are the same either way), and measures Unroll
+// and Load.
+template <class Op, bool kEarlyLaunch = true, unsigned Unroll = unroll_for<typename Op::In>(), class Load = VectorLoad>
 cudaError_t reduce(void* scratch, std::size_t& scratch_bytes, const typename Op::In* in, std::size_t n, void* result,
                    cudaStream_t stream) {
-  const DeviceLimits limits = limits_of<Op, Unroll, kL2Prefetch>();
+  const DeviceLimits limits = limits_of<Op, Unroll, Load>();
   const std::size_t needed = std::size_t{limits.max_blocks} * sizeof(typename Op::Acc);
   if (scratch == nullptr) {
     scratch_bytes = needed;
@@ -278,8 +261,8 @@ cudaError_t reduce(void* scratch, std::size_t& scratch_bytes, const typename Op:
     return cudaGetLastError();
   }
   auto* partials = static_cast<typename Op::Acc*>(scratch);
-  const unsigned blocks = pass1_blocks<Op, Unroll, kL2Prefetch>(n);
-  reduce_pass1<Op, Unroll, kL2Prefetch>
+  const unsigned blocks = pass1_blocks<Op, Unroll, Load>(n);
+  reduce_pass1<Op, Unroll, Load>
       <<<blocks, kBlock, 0, stream>>>(in, n, split_for_vectors(in, n), partials, blocks == 1 ? result : nullptr);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess || blocks == 1) return e;
   return launch_pass2<Op>(partials, blocks, result, stream, kEarlyLaunch && limits.programmatic);
@@ -287,23 +270,20 @@ cudaError_t reduce(void* scratch, std::size_t& scratch_bytes, const typename Op:
 
 // --- the chapter contract --------------------------------------------------------------------
 
-// Longest chain of additions: a thread's share (its even share, one more tile's Unroll vectors
-// where the tiles do not divide evenly, a last vector, head and tail), 5 + 3 tree levels in pass
-// 1's block, then pass 2's share and its tree.
 // The chapter contract (common/chapter.hpp) over the two-phase reduce(): the scratch query, then
 // the call.
-template <class Op, bool kEarlyLaunch, unsigned Unroll, bool kL2Prefetch>
+template <class Op, bool kEarlyLaunch, unsigned Unroll, class Load>
 std::size_t scratch_bytes(std::size_t n) {
   std::size_t bytes = 0;
-  CUDA_CHECK((reduce<Op, kEarlyLaunch, Unroll, kL2Prefetch>(nullptr, bytes, nullptr, n, nullptr, nullptr)));
+  CUDA_CHECK((reduce<Op, kEarlyLaunch, Unroll, Load>(nullptr, bytes, nullptr, n, nullptr, nullptr)));
   return bytes;
 }
 
-template <class Op, bool kEarlyLaunch, unsigned Unroll, bool kL2Prefetch>
+template <class Op, bool kEarlyLaunch, unsigned Unroll, class Load>
 void launch(const red::ReduceCall& c) {
   std::size_t bytes = c.scratch_bytes;
-  CUDA_CHECK((reduce<Op, kEarlyLaunch, Unroll, kL2Prefetch>(
-      c.scratch, bytes, static_cast<const typename Op::In*>(c.input), c.n, c.output, c.stream)));
+  CUDA_CHECK((reduce<Op, kEarlyLaunch, Unroll, Load>(c.scratch, bytes, static_cast<const typename Op::In*>(c.input),
+                                                     c.n, c.output, c.stream)));
 }
 
 // The longest chain of additions an element goes through, for the error bound a sum must meet

@@ -2,8 +2,8 @@
 #include <set>
 #include <vector>
 
-#include "chapter.cuh"
 #include "test_support.hpp"
+#include "variants.cuh"
 
 using namespace red;
 
@@ -74,8 +74,8 @@ TEST_CASE(
   check_variant(ch07::chapter_with<true, 2>(), 256 * 2 * 4);
   check_variant(ch07::chapter_with<true, 4>(), 256 * 4 * 4);
   check_variant(ch07::chapter_with<false>(), 256 * ch07::kUnroll * 4);
-  check_variant(ch07::chapter_with<true, 4, true>(), 256 * 4 * 4);
-  check_variant(ch07::chapter_with<true, 8, true>(), 256 * 8 * 4);
+  check_variant(ch07::chapter_with<true, 4, ch07::L2PrefetchLoad>(), 256 * 4 * 4);
+  check_variant(ch07::chapter_with<true, 8, ch07::L2PrefetchLoad>(), 256 * 8 * 4);
 }
 
 TEST_CASE("07_two_pass: back-to-back calls reuse one scratch buffer") {

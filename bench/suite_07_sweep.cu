@@ -1,6 +1,6 @@
 #include <type_traits>
 
-#include "07_two_pass/chapter.cuh"
+#include "07_two_pass/variants.cuh"
 #include "suite.hpp"
 
 namespace red::bench::suite {
@@ -15,8 +15,8 @@ std::vector<const Chapter*> unroll_sweep_07() {
   unroll(std::integral_constant<unsigned, 4>{});
   unroll(std::integral_constant<unsigned, 8>{});
   unroll(std::integral_constant<unsigned, 16>{});
-  variants.push_back(&ch07::chapter_with<true, 4, true>());
-  variants.push_back(&ch07::chapter_with<true, 8, true>());
+  variants.push_back(&ch07::chapter_with<true, 4, ch07::L2PrefetchLoad>());
+  variants.push_back(&ch07::chapter_with<true, 8, ch07::L2PrefetchLoad>());
   return variants;
 }
 

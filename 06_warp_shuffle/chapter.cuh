@@ -26,14 +26,16 @@ using SupportedTypes = red::Types<float, double, __half, __nv_bfloat16, std::int
 // tests of block sizes that are not multiples of 32.
 template <unsigned Block>
 const red::Chapter& chapter_with_block() {
-  static const red::Chapter ch = red::make_chapter<SupportedOps, SupportedTypes>(
-      "06_warp_shuffle",
-      "05's coarsened loads; warp shuffles and one value per warp in shared memory (" + std::to_string(Block) +
-          " threads, 2 barriers per block); every op and dtype",
-      [](auto op) {
-        return red::Launcher{&scratch_bytes<decltype(op), Block>, &launch<decltype(op), Block>};
-      },
-      sum_depth<Block>, Block == kBlock ? "reduce_warp_shuffle" : "reduce_warp_shuffle_b" + std::to_string(Block));
+  static const red::Chapter ch = red::with_bench_info(
+      red::make_chapter<SupportedOps, SupportedTypes>(
+          "06_warp_shuffle",
+          "05's coarsened loads; warp shuffles and one value per warp in shared memory (" + std::to_string(Block) +
+              " threads, 2 barriers per block); every op and dtype",
+          [](auto op) {
+            return red::Launcher{&scratch_bytes<decltype(op), Block>, &launch<decltype(op), Block>};
+          },
+          sum_depth<Block>, Block == kBlock ? "reduce_warp_shuffle" : "reduce_warp_shuffle_b" + std::to_string(Block)),
+      {Block == kBlock ? "" : "reduce_warp_shuffle", {{"block", Block}}});
   return ch;
 }
 

@@ -3,6 +3,8 @@
 // it includes reduce.cuh only, so this file's instantiations stay out of its programs.
 #pragma once
 
+#include <type_traits>
+
 #include "07_two_pass/reduce.cuh"
 #include "chapter_builder.cuh"
 
@@ -35,18 +37,23 @@ inline const char* load_suffix = "";
 // type.
 template <bool kEarlyLaunch, unsigned Unroll = 0, class Load = VectorLoad>
 const red::Chapter& chapter_with() {
-  static const red::Chapter ch = red::make_chapter<SupportedOps, SupportedTypes>(
-      "07_two_pass",
-      "fixed grid of resident blocks, 16-byte vector loads, partials in scratch, one-block second pass; "
-      "deterministic; every op and dtype",
-      [](auto op) {
-        using Op = decltype(op);
-        constexpr unsigned U = Unroll ? Unroll : unroll_for<typename Op::In>();
-        return red::Launcher{&scratch_bytes<Op, kEarlyLaunch, U, Load>, &launch<Op, kEarlyLaunch, U, Load>};
-      },
-      deepest_sum_depth<Unroll>,
-      std::string(kEarlyLaunch ? "reduce_two_pass" : "reduce_two_pass_plain_launch") +
-          (Unroll == 0 ? "" : "_unroll" + std::to_string(Unroll)) + load_suffix<Load>);
+  constexpr bool kLesson = kEarlyLaunch && Unroll == 0 && std::is_same_v<Load, VectorLoad>;
+  static const red::Chapter ch = red::with_bench_info(
+      red::make_chapter<SupportedOps, SupportedTypes>(
+          "07_two_pass",
+          "fixed grid of resident blocks, 16-byte vector loads, partials in scratch, one-block second pass; "
+          "deterministic; every op and dtype",
+          [](auto op) {
+            using Op = decltype(op);
+            constexpr unsigned U = Unroll ? Unroll : unroll_for<typename Op::In>();
+            return red::Launcher{&scratch_bytes<Op, kEarlyLaunch, U, Load>, &launch<Op, kEarlyLaunch, U, Load>};
+          },
+          deepest_sum_depth<Unroll>,
+          std::string(kEarlyLaunch ? "reduce_two_pass" : "reduce_two_pass_plain_launch") +
+              (Unroll == 0 ? "" : "_unroll" + std::to_string(Unroll)) + load_suffix<Load>),
+      // unroll 0: each input type's own (unroll_for)
+      {kLesson ? "" : "reduce_two_pass",
+       {{"early_launch", kEarlyLaunch}, {"unroll", Unroll}, {"l2_prefetch", !std::is_same_v<Load, VectorLoad>}}});
   return ch;
 }
 

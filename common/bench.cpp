@@ -145,6 +145,9 @@ void run_case(benchmark::State& state, const Chapter& ch, Case c, const std::str
   state.counters["pct_peak"] = 100.0 * gbps / dev.dram_gbps;
   state.counters["l2_resident"] = l2_resident(input_bytes, dev) ? 1 : 0;
   state.counters["reps"] = cfg.repetitions;
+  // What the kernel is, beside its name (chapter.hpp, BenchInfo).
+  if (!ch.bench_info.variant_of.empty()) state.SetLabel("variant of " + ch.bench_info.variant_of);
+  for (const auto& [key, value] : ch.bench_info.params) state.counters["param_" + key] = value;
 }
 
 }  // namespace

@@ -17,6 +17,8 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "dtype.hpp"
 
@@ -51,6 +53,14 @@ struct Chapter {
   // sign-preserving zero", PTX ISA), so the result may lose up to 2 FLT_MIN per atomic beyond its
   // rounding bound. runner.hpp's check_result allows for it.
   std::function<std::size_t(std::size_t n)> global_float_atomics;
+  // What the benchmark reports beside the kernel's name (bench.json: the label "variant of K" and
+  // a counter param_<name> per setting), so that tables and charts need not read it out of names
+  // or sources. variant_of: the chapter's own kernel this one is a variant of (empty for the
+  // lesson's kernels and the libraries'). params: the settings that make it what it is.
+  struct BenchInfo {
+    std::string variant_of;
+    std::vector<std::pair<std::string, double>> params;
+  } bench_info;
 
   bool supports(Op op, DType t) const {
     return std::find(support.begin(), support.end(), OpDType{op, t}) != support.end();
@@ -60,6 +70,12 @@ struct Chapter {
 // The chapter with its count of global f32 atomicAdds set (chapters 04, 05, 08's coarsened steps).
 inline Chapter with_global_float_atomics(Chapter ch, std::function<std::size_t(std::size_t)> count) {
   ch.global_float_atomics = std::move(count);
+  return ch;
+}
+
+// The chapter with what the benchmark reports about it set.
+inline Chapter with_bench_info(Chapter ch, Chapter::BenchInfo info) {
+  ch.bench_info = std::move(info);
   return ch;
 }
 

@@ -17,6 +17,7 @@ Chapter fake(bool atomics) {
              [](const ReduceCall&) {},
              [](std::size_t) { return std::size_t{4}; },
              [](Op, DType) { return std::string("none"); },
+             {},
              {}};
   if (atomics) ch = with_global_float_atomics(ch, [](std::size_t n) { return n / 100; });
   return ch;

@@ -23,6 +23,7 @@ Chapter refusing_chapter(std::string name, Support support) {
                  [](const ReduceCall&) { throw std::logic_error("a refused request reached the launcher"); },
                  [](std::size_t n) { return n; },
                  [](Op, DType) { return std::string("none"); },
+                 {},
                  {}};
 }
 

@@ -1,0 +1,39 @@
+// What the benchmark reports about each kernel beside its name (Chapter::BenchInfo): the lesson's
+// kernels are nobody's variant, every variant names the kernel it varies and its settings. No GPU
+// needed: registering a chapter makes no CUDA call.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "05_coarsened/chapter.cuh"
+#include "07_two_pass/chapter.cuh"
+#include "08_dot_product/chapter.cuh"
+
+using namespace red;
+
+namespace {
+double param(const Chapter& ch, const std::string& key) {
+  for (const auto& [k, v] : ch.bench_info.params)
+    if (k == key) return v;
+  FAIL("no parameter ", key, " on ", ch.name);
+  return -1;
+}
+}  // namespace
+
+TEST_CASE("bench info: lessons are nobody's variant; variants name their kernel and settings") {
+  CHECK(ch05::chapter().bench_info.variant_of.empty());
+  CHECK(param(ch05::chapter(), "coarsening") == ch05::kCoarsen);
+  CHECK(ch05::chapter_with_factor<4>().bench_info.variant_of == "reduce_coarsened");
+  CHECK(param(ch05::chapter_with_factor<4>(), "coarsening") == 4);
+
+  CHECK(ch07::chapter().bench_info.variant_of.empty());
+  const Chapter& plain = ch07::chapter_with<false>();
+  CHECK(plain.bench_info.variant_of == "reduce_two_pass");
+  CHECK(param(plain, "early_launch") == 0);
+  CHECK(param(plain, "unroll") == 0);  // each input type's own
+  CHECK(param(plain, "l2_prefetch") == 0);
+
+  CHECK(ch08::chapter().bench_info.variant_of.empty());
+  CHECK(param(ch08::chapter_step<ch08::Step::shared>(), "step") == 1);
+  CHECK(param(ch08::chapter(), "step") == 4);
+}

@@ -12,7 +12,8 @@
 # LOG_DIR (default build/gpu_check) receives the logs and sanitizer.txt. PHASEs: build, tests,
 # sanitizer (default: all three). Each phase can run on its own (a few minutes each on an H200); a
 # later phase reuses the earlier build. SANITIZE_ONLY="06_ 07_" limits the sanitizer
-# to chapter programs whose names start with those prefixes.
+# to chapter programs whose names start with those prefixes; SANITIZER_JOBS runs (default: one per
+# core) go at once.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 LOG_DIR=${1:-build/gpu_check}
@@ -107,7 +108,7 @@ run_one() {  # tool binary op dtype n   (or: tool test-binary test-case PATTERN 
 }
 export -f run_one
 export LOG_DIR
-xargs -P 8 -L 1 bash -c 'run_one "$@"' _ <"$jobs_file" | sort >"$LOG_DIR/sanitizer_runs.txt"
+xargs -P "${SANITIZER_JOBS:-$(nproc)}" -L 1 bash -c 'run_one "$@"' _ <"$jobs_file" | sort >"$LOG_DIR/sanitizer_runs.txt"
 total=$(wc -l <"$LOG_DIR/sanitizer_runs.txt")
 bad=$(grep -vc "rc=0 " "$LOG_DIR/sanitizer_runs.txt" || true)
 {

@@ -6,7 +6,6 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
-#include <type_traits>
 #include <utility>
 
 #include "chapter.hpp"

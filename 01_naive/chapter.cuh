@@ -9,7 +9,7 @@
 namespace ch01 {
 
 inline const red::Chapter& chapter() {
-  static const red::Chapter ch = red::make_chapter<red::Ops<red::Sum, red::Max, red::Min>, red::Types<float>>(
+  static const red::Chapter ch = red::make_chapter<red::AllOps, red::AllTypes>(
       "01_naive", "naive tree reduction (stride doubling, tid % stride == 0), in place on a copy in global memory",
       [](auto op) {
         return red::Launcher{&scratch_bytes<decltype(op)>, &launch<decltype(op)>};

@@ -8,6 +8,7 @@
 // Larger inputs take several passes: each pass reduces tiles into per-block partials.
 #pragma once
 
+#include <algorithm>
 #include <type_traits>
 #include <utility>
 
@@ -44,16 +45,16 @@ __global__ void reduce_naive(typename Op::Acc* data, std::size_t len, typename O
 }
 
 // Scratch: the tree works in place, so it runs on a copy of the input (the caller's input is never
-// written), followed by room for pass 1's partials.
-template <class T>
+// written), made of accumulators, followed by room for pass 1's partials.
+template <class Acc>
 struct InPlaceScratch {
-  T* copy;
-  T* partials;
+  Acc* copy;
+  Acc* partials;
   std::size_t bytes;
   InPlaceScratch(void* base, std::size_t n) {
     red::ScratchCarver carve(base);
-    copy = carve.take<T>(n);
-    partials = carve.take<T>(red::ceil_div(n, kTile));
+    copy = carve.take<Acc>(n);
+    partials = carve.take<Acc>(red::ceil_div(n, kTile));
     bytes = carve.bytes();
   }
 };
@@ -61,6 +62,26 @@ struct InPlaceScratch {
 template <class Op>
 std::size_t scratch_bytes(std::size_t n) {
   return InPlaceScratch<typename Op::Acc>(nullptr, n).bytes;
+}
+
+// The copy, element by element as accumulators: an f16 sum adds in float, an argmax carries each
+// element's index. Where an accumulator is the element itself (an f32 sum) a plain copy does.
+template <class Op>
+__global__ void copy_as_accumulators(const typename Op::In* in, std::size_t n, typename Op::Acc* copy) {
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x)
+    copy[i] = Op::load(in[i], i);
+}
+
+template <class Op>
+void copy_input(const red::ReduceCall& c, typename Op::Acc* copy) {
+  using In = typename Op::In;
+  if constexpr (std::is_same_v<In, typename Op::Acc>) {
+    CUDA_CHECK(cudaMemcpyAsync(copy, c.input, c.n * sizeof(In), cudaMemcpyDeviceToDevice, c.stream));
+  } else {
+    const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>(red::ceil_div(c.n, kBlock), 65536));
+    copy_as_accumulators<Op><<<blocks, kBlock, 0, c.stream>>>(static_cast<const In*>(c.input), c.n, copy);
+    CUDA_CHECK_LAUNCH();
+  }
 }
 
 // A kernel of this shape: reduce_naive here, reduce_convergent in chapter 02.
@@ -74,13 +95,12 @@ using PassKernel = void (*)(typename Op::Acc* data, std::size_t len, typename Op
 // is free by then. Chapter 02 reuses it with its own kernel.
 template <class Op>
 void launch_passes(const red::ReduceCall& c, PassKernel<Op> kernel) {
-  using T = typename Op::Acc;
-  static_assert(std::is_same_v<T, typename Op::In>, "the in-place tree needs Acc == In");
+  using Acc = typename Op::Acc;
   if (c.n == 0) return red::launch_store_identity<Op>(c.output, c.stream);
-  InPlaceScratch<T> s(c.scratch, c.n);
-  CUDA_CHECK(cudaMemcpyAsync(s.copy, c.input, c.n * sizeof(T), cudaMemcpyDeviceToDevice, c.stream));
-  T* src = s.copy;
-  T* partials = s.partials;
+  InPlaceScratch<Acc> s(c.scratch, c.n);
+  copy_input<Op>(c, s.copy);
+  Acc* src = s.copy;
+  Acc* partials = s.partials;
   for (std::size_t len = c.n;; len = red::ceil_div(len, kTile)) {
     const std::size_t blocks = red::ceil_div(len, kTile);
     kernel<<<blocks, kBlock, 0, c.stream>>>(src, len, partials, blocks == 1 ? c.output : nullptr);

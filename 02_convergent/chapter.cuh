@@ -9,7 +9,7 @@
 namespace ch02 {
 
 inline const red::Chapter& chapter() {
-  static const red::Chapter ch = red::make_chapter<red::Ops<red::Sum, red::Max, red::Min>, red::Types<float>>(
+  static const red::Chapter ch = red::make_chapter<red::AllOps, red::AllTypes>(
       "02_convergent", "convergent tree reduction (stride halving, tid < stride), in place on a copy in global memory",
       [](auto op) {
         return red::Launcher{&scratch_bytes<decltype(op)>, &launch<decltype(op)>};

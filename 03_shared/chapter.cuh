@@ -9,7 +9,7 @@
 namespace ch03 {
 
 inline const red::Chapter& chapter() {
-  static const red::Chapter ch = red::make_chapter<red::Ops<red::Sum, red::Max, red::Min>, red::Types<float>>(
+  static const red::Chapter ch = red::make_chapter<red::AllOps, red::AllTypes>(
       "03_shared", "first add while loading, convergent tree in shared memory; the input is read once",
       [](auto op) {
         return red::Launcher{&scratch_bytes<decltype(op)>, &launch<decltype(op)>};

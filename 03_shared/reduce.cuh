@@ -17,16 +17,18 @@ namespace ch03 {
 constexpr unsigned kBlock = 256;        // threads per block
 constexpr unsigned kTile = 2 * kBlock;  // elements per block: each thread loads two
 
-template <class Op>
-__global__ void reduce_shared(const typename Op::Acc* in, std::size_t len, typename Op::Acc* partials, void* result) {
-  using T = typename Op::Acc;
-  __shared__ T tree[kBlock];
+// Src: the input on the first pass, the previous pass's partials (accumulators) on later ones;
+// red::read turns either into an accumulator.
+template <class Op, class Src>
+__global__ void reduce_shared(const Src* in, std::size_t len, typename Op::Acc* partials, void* result) {
+  using Acc = typename Op::Acc;
+  __shared__ Acc tree[kBlock];
   const unsigned tid = threadIdx.x;
   const std::size_t i = blockIdx.x * std::size_t{kTile} + tid;
 
   // The first level of the tree happens during the load; missing elements are the identity.
-  T v = i < len ? in[i] : Op::identity();
-  if (i + kBlock < len) v = Op::combine(v, in[i + kBlock]);
+  Acc v = i < len ? red::read<Op>(in, i) : Op::identity();
+  if (i + kBlock < len) v = Op::combine(v, red::read<Op>(in, i + kBlock));
   tree[tid] = v;
 
   for (unsigned stride = kBlock / 2; stride >= 1; stride /= 2) {
@@ -57,12 +59,10 @@ struct Scratch {
 
 template <class Op>
 void launch(const red::ReduceCall& c) {
-  using T = typename Op::Acc;
-  static_assert(std::is_same_v<T, typename Op::In>, "partials and input share one kernel: Acc == In");
   if (c.n == 0) return red::launch_store_identity<Op>(c.output, c.stream);
   Scratch<Op> s(c.scratch, c.n);
-  red::run_multipass(static_cast<const T*>(c.input), c.n, kTile, s.partials_a, s.partials_b, c.output,
-                     [&](const T* src, std::size_t len, T* partials, void* result, std::size_t blocks) {
+  red::run_multipass(static_cast<const typename Op::In*>(c.input), c.n, kTile, s.partials_a, s.partials_b, c.output,
+                     [&](const auto* src, std::size_t len, typename Op::Acc* partials, void* result, std::size_t blocks) {
                        reduce_shared<Op><<<blocks, kBlock, 0, c.stream>>>(src, len, partials, result);
                        CUDA_CHECK_LAUNCH();
                      });

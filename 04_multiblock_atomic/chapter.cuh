@@ -10,11 +10,11 @@ namespace ch04 {
 
 inline const red::Chapter& chapter() {
   static const red::Chapter ch = red::with_global_float_atomics(
-      red::make_chapter<red::Ops<red::Sum, red::Max, red::Min>, red::Types<float>>(
+      red::make_chapter<red::AllOps, red::AllTypes>(
           "04_multiblock_atomic",
           "shared-memory block tree, blocks combined with one atomic each: one launch for any n",
           [](auto op) {
-            return red::Launcher{&red::no_scratch, &launch<decltype(op)>};
+            return red::Launcher{&scratch_bytes<decltype(op)>, &launch<decltype(op)>};
           },
           // The atomic sum is a chain through the result: up to one addition per block, in any order.
           [](std::size_t n) { return red::ceil_log2(std::min<std::size_t>(n, kTile)) + red::ceil_div(n, kTile); },

@@ -14,12 +14,12 @@ template <unsigned Coarsen>
 const red::Chapter& chapter_with_factor() {
   static const red::Chapter ch = red::with_bench_info(
       red::with_global_float_atomics(
-          red::make_chapter<red::Ops<red::Sum, red::Max, red::Min>, red::Types<float>>(
+          red::make_chapter<red::AllOps, red::AllTypes>(
               "05_coarsened",
               "each thread accumulates 2 x " + std::to_string(Coarsen) +
                   " elements in a register, then the block tree and one atomic",
               [](auto op) {
-                return red::Launcher{&red::no_scratch, &launch<decltype(op), Coarsen>};
+                return red::Launcher{&scratch_bytes<decltype(op)>, &launch<decltype(op), Coarsen>};
               },
               // a serial chain of 2 x Coarsen per thread, the 8-level tree, and the atomic chain
               [](std::size_t n) { return 2 * Coarsen + 8 + red::ceil_div(n, tile_of<Coarsen>()); },

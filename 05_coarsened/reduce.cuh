@@ -7,10 +7,9 @@
 // Cost: the input read once, ceil(n / (512 kCoarsen)) atomics, 8 barriers per block as before.
 #pragma once
 
-#include "04_multiblock_atomic/reduce.cuh"  // ch04::atomic_combine, the same atomic step
+#include "04_multiblock_atomic/reduce.cuh"  // ch04::atomic_combine and its launcher, the same atomic step
 #include "chapter.hpp"
 #include "cuda_check.hpp"
-#include "multipass.cuh"
 #include "reduce_ops.cuh"
 
 namespace ch05 {
@@ -21,19 +20,21 @@ constexpr unsigned kBlock = 256;  // threads per block
 constexpr unsigned kCoarsen = 16;
 
 template <class Op, unsigned Coarsen>
-__global__ void reduce_coarsened(const float* in, std::size_t n, float* result) {
+__global__ void reduce_coarsened(const typename Op::In* in, std::size_t n, ch04::Target<Op> target) {
+  using Acc = typename Op::Acc;
   constexpr unsigned kTile = 2 * Coarsen * kBlock;
-  __shared__ float tree[kBlock];
+  __shared__ Acc tree[kBlock];
   const unsigned tid = threadIdx.x;
   const std::size_t first = blockIdx.x * std::size_t{kTile} + tid;
 
   // The new step: a register accumulator over 2 x Coarsen elements. The loop is unrolled, so
-  // the loads are independent and issue back to back; elements past n are simply skipped.
-  float acc = Op::identity();
+  // the loads are independent and issue back to back; elements past n are simply skipped. A
+  // thread's indices only grow, which lets an argmax skip the index compare (append).
+  Acc acc = Op::identity();
 #pragma unroll
   for (unsigned k = 0; k < 2 * Coarsen; ++k) {
     const std::size_t i = first + std::size_t{k} * kBlock;
-    if (i < n) acc = Op::combine(acc, in[i]);
+    if (i < n) acc = Op::append(acc, in[i], i);
   }
   tree[tid] = acc;
 
@@ -41,7 +42,7 @@ __global__ void reduce_coarsened(const float* in, std::size_t n, float* result) 
     __syncthreads();
     if (tid < stride) tree[tid] = Op::combine(tree[tid], tree[tid + stride]);
   }
-  if (tid == 0) ch04::atomic_combine<Op>(result, tree[0]);
+  if (tid == 0) ch04::atomic_combine<Op>(target, tree[0]);
 }
 
 template <unsigned Coarsen>
@@ -49,13 +50,18 @@ constexpr unsigned tile_of() {
   return 2 * Coarsen * kBlock;
 }
 
+// Chapter 04's launcher (identity, the blocks' atomics, the store where needed) with this kernel.
 template <class Op, unsigned Coarsen = kCoarsen>
 void launch(const red::ReduceCall& c) {
-  red::launch_store_identity<Op>(c.output, c.stream);  // before any block's atomic, same stream
-  if (c.n == 0) return;
-  reduce_coarsened<Op, Coarsen><<<red::ceil_div(c.n, tile_of<Coarsen>()), kBlock, 0, c.stream>>>(
-      static_cast<const float*>(c.input), c.n, static_cast<float*>(c.output));
-  CUDA_CHECK_LAUNCH();
+  ch04::launch_with_atomics<Op>(c, [&](ch04::Target<Op> t) {
+    reduce_coarsened<Op, Coarsen><<<red::ceil_div(c.n, tile_of<Coarsen>()), kBlock, 0, c.stream>>>(
+        static_cast<const typename Op::In*>(c.input), c.n, t);
+  });
+}
+
+template <class Op>
+std::size_t scratch_bytes(std::size_t n) {
+  return ch04::scratch_bytes<Op>(n);
 }
 
 }  // namespace ch05

@@ -8,33 +8,29 @@
 
 namespace ch06 {
 
-// Longest chain of additions: per pass, 2 x kCoarsen in a thread's register, 5 shuffle levels in
-// a warp and ceil(log2(warps)) across the warps.
+// Longest chain of additions: 2 x kCoarsen in a thread's register, 5 shuffle levels in a warp,
+// ceil(log2(warps)) across the warps, and the atomic chain through the result.
 template <unsigned Block>
 std::size_t sum_depth(std::size_t n) {
-  const std::size_t per_pass = 2 * kCoarsen + 5 + red::ceil_log2(red::ceil_div(Block, kWarp));
-  std::size_t passes = 1;
-  for (std::size_t len = red::ceil_div(n, tile_of<Block>()); len > 1; len = red::ceil_div(len, tile_of<Block>()))
-    ++passes;
-  return passes * per_pass;
+  return 2 * kCoarsen + 5 + red::ceil_log2(red::ceil_div(Block, kWarp)) + red::ceil_div(n, tile_of<Block>());
 }
-
-using SupportedOps = red::Ops<red::Sum, red::Max, red::Min, red::ArgMax>;
-using SupportedTypes = red::Types<float, double, __half, __nv_bfloat16, std::int32_t, long long, std::uint8_t>;
 
 // The chapter with Block threads per block; chapter() is the lesson's, the others exist for the
 // tests of block sizes that are not multiples of 32.
 template <unsigned Block>
 const red::Chapter& chapter_with_block() {
   static const red::Chapter ch = red::with_bench_info(
-      red::make_chapter<SupportedOps, SupportedTypes>(
-          "06_warp_shuffle",
-          "05's coarsened loads; warp shuffles and one value per warp in shared memory (" + std::to_string(Block) +
-              " threads, 2 barriers per block); every op and dtype",
-          [](auto op) {
-            return red::Launcher{&scratch_bytes<decltype(op), Block>, &launch<decltype(op), Block>};
-          },
-          sum_depth<Block>, Block == kBlock ? "reduce_warp_shuffle" : "reduce_warp_shuffle_b" + std::to_string(Block)),
+      red::with_global_float_atomics(
+          red::make_chapter<red::AllOps, red::AllTypes>(
+              "06_warp_shuffle",
+              "05's coarsened loads and one atomic per block; warp shuffles and one value per warp in shared memory (" +
+                  std::to_string(Block) + " threads, 2 barriers per block)",
+              [](auto op) {
+                return red::Launcher{&scratch_bytes<decltype(op)>, &launch<decltype(op), Block>};
+              },
+              sum_depth<Block>,
+              Block == kBlock ? "reduce_warp_shuffle" : "reduce_warp_shuffle_b" + std::to_string(Block)),
+          [](std::size_t n) { return red::ceil_div(n, tile_of<Block>()); }),  // one atomicAdd per block
       {Block == kBlock ? "" : "reduce_warp_shuffle", {{"block", Block}}});
   return ch;
 }

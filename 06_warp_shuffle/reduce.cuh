@@ -1,20 +1,17 @@
-// Chapter 06 - warp shuffles: the block reduction without a shared-memory tree, for every
-// operator and dtype.
+// Chapter 06 - warp shuffles: the block reduction without a shared-memory tree.
 //
-// Idea: chapter 05's coarsened loads, then a block reduction in which each warp reduces its 32
-// values in registers with __shfl_down_sync (block_reduce, below), so shared memory holds one value
-// per warp and the block waits at 2 barriers instead of 8. Atomics exist for few of the types
-// this chapter supports (no atomic argmax pair, none for a 16-bit max kept in f32), so the blocks'
-// partials go back to chapter 03's passes: the same kernel reduces them until one value remains.
-// Cost: the input read once; ceil(log_8192 n) launches; 2 barriers per block.
+// Idea: chapter 05's kernel, with one change: the block reduction. Each warp reduces its 32
+// values in registers with __shfl_down_sync (block_reduce, below), so shared memory holds one
+// value per warp and the block waits at 2 barriers instead of 8. The coarsened loads and the one
+// atomic per block (ch04::atomic_combine) stay as they were.
+// Cost: the input read once, ceil(n / (512 kCoarsen)) atomics as in 05; 2 barriers per block.
 #pragma once
 
-#include <cstdint>
 #include <type_traits>
 
+#include "04_multiblock_atomic/reduce.cuh"  // ch04::atomic_combine and its launcher, as in 05
 #include "chapter.hpp"
 #include "cuda_check.hpp"
-#include "multipass.cuh"
 #include "reduce_ops.cuh"
 
 namespace ch06 {
@@ -91,7 +88,7 @@ __device__ typename Op::Acc block_reduce(typename Op::Acc v, typename Op::Acc* p
   return v;
 }
 
-// ---- the chapter's kernel: 05's coarsened loads, then block_reduce ----------------------------
+// ---- the chapter's kernel: 05's, with block_reduce for the tree ------------------------------
 
 constexpr unsigned kBlock = 256;   // threads per block (the tests also run 33, 100, 250 and 1000)
 constexpr unsigned kCoarsen = 16;  // each thread combines 2 x kCoarsen elements, as in chapter 05
@@ -101,14 +98,8 @@ constexpr std::size_t tile_of() {
   return 2 * kCoarsen * Block;
 }
 
-// One kernel for every pass. The first pass reads the input (In, indices for argmax);
-// later passes read the previous pass's partials (Acc), which carry their own indices.
-template <class Op, bool kFirstPass>
-using source_t = std::conditional_t<kFirstPass, typename Op::In, typename Op::Acc>;
-
-template <class Op, bool kFirstPass>
-__global__ void reduce_warp_shuffle(const source_t<Op, kFirstPass>* in, std::size_t len, typename Op::Acc* partials,
-                                    void* result) {
+template <class Op>
+__global__ void reduce_warp_shuffle(const typename Op::In* in, std::size_t n, ch04::Target<Op> target) {
   using Acc = typename Op::Acc;
   __shared__ Acc per_warp[kWarp];
   const std::size_t first = blockIdx.x * (2 * kCoarsen * std::size_t{blockDim.x}) + threadIdx.x;
@@ -118,59 +109,26 @@ __global__ void reduce_warp_shuffle(const source_t<Op, kFirstPass>* in, std::siz
 #pragma unroll
   for (unsigned k = 0; k < 2 * kCoarsen; ++k) {
     const std::size_t i = first + std::size_t{k} * blockDim.x;
-    if (i < len) {
-      if constexpr (kFirstPass)
-        acc = Op::append(acc, in[i], i);  // a thread's indices only grow
-      else
-        acc = Op::combine(acc, in[i]);
-    }
+    if (i < n) acc = Op::append(acc, in[i], i);
   }
 
   // The new step: warp shuffles, one value per warp through shared memory, 2 barriers.
   acc = block_reduce<Op>(acc, per_warp);
-  if (threadIdx.x == 0) {
-    if (result)
-      Op::store(result, acc);  // last pass: one block, one value
-    else
-      partials[blockIdx.x] = acc;
-  }
+  if (threadIdx.x == 0) ch04::atomic_combine<Op>(target, acc);
 }
 
-// Scratch: the partials of the first two passes (later passes ping-pong between them).
-template <class Op, unsigned Block>
-struct Scratch {
-  typename Op::Acc* partials_a;
-  typename Op::Acc* partials_b;
-  std::size_t bytes;
-  Scratch(void* base, std::size_t n) {
-    red::ScratchCarver carve(base);
-    partials_a = carve.take<typename Op::Acc>(red::ceil_div(n, tile_of<Block>()));
-    partials_b = carve.take<typename Op::Acc>(red::ceil_div(n, tile_of<Block>() * tile_of<Block>()));
-    bytes = carve.bytes();
-  }
-};
-
-template <class Op, unsigned Block>
+// Chapter 04's launcher with this kernel; Block threads per block (the lesson's is kBlock).
+template <class Op, unsigned Block = kBlock>
 void launch(const red::ReduceCall& c) {
-  using In = typename Op::In;
-  using Acc = typename Op::Acc;
-  if (c.n == 0) return red::launch_store_identity<Op>(c.output, c.stream);
-  Scratch<Op, Block> s(c.scratch, c.n);
-  red::run_multipass(
-      static_cast<const In*>(c.input), c.n, tile_of<Block>(), s.partials_a, s.partials_b, c.output,
-      [&](const In* src, std::size_t len, Acc* partials, void* result, std::size_t blocks) {
-        reduce_warp_shuffle<Op, true><<<blocks, Block, 0, c.stream>>>(src, len, partials, result);
-        CUDA_CHECK_LAUNCH();
-      },
-      [&](const Acc* src, std::size_t len, Acc* partials, void* result, std::size_t blocks) {
-        reduce_warp_shuffle<Op, false><<<blocks, Block, 0, c.stream>>>(src, len, partials, result);
-        CUDA_CHECK_LAUNCH();
-      });
+  ch04::launch_with_atomics<Op>(c, [&](ch04::Target<Op> t) {
+    reduce_warp_shuffle<Op><<<red::ceil_div(c.n, tile_of<Block>()), Block, 0, c.stream>>>(
+        static_cast<const typename Op::In*>(c.input), c.n, t);
+  });
 }
 
-template <class Op, unsigned Block>
+template <class Op>
 std::size_t scratch_bytes(std::size_t n) {
-  return Scratch<Op, Block>(nullptr, n).bytes;
+  return ch04::scratch_bytes<Op>(n);
 }
 
 }  // namespace ch06

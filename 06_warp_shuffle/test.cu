@@ -15,12 +15,6 @@ TEST_CASE("06_warp_shuffle: shared size matrix, every op and dtype") {
   test::check_support_matrix(ch06::chapter(), {kTile});
 }
 
-TEST_CASE("06_warp_shuffle: three passes (n > tile^2)") {
-  const std::size_t n = kTile * kTile + 1;
-  test::check_sizes(ch06::chapter(), Op::sum, DType::f32, {n}, Dist::ints);
-  test::check_sizes(ch06::chapter(), Op::argmax, DType::f32, {n}, Dist::normal);
-}
-
 TEST_CASE("06_warp_shuffle: block sizes that are not multiples of 32 (partial last warp)") {
   auto check_block = [](const Chapter& ch, std::size_t tile) {
     INFO(ch.kernel_name(Op::sum, DType::f32));

@@ -3,6 +3,7 @@
 // it includes reduce.cuh only, so this file's instantiations stay out of its programs.
 #pragma once
 
+#include <string>
 #include <type_traits>
 
 #include "07_two_pass/reduce.cuh"
@@ -10,53 +11,57 @@
 
 namespace ch07 {
 
-template <class Op, unsigned Unroll = unroll_for<typename Op::In>()>
+template <class Policy, class Op>
 std::size_t sum_depth(std::size_t n) {
-  return n == 0 ? 0 : two_pass_depth(n, pass1_blocks<Op, Unroll>(n), Unroll, Vector<typename Op::In>::kCount);
+  using Source = Array<typename Op::In, typename Policy::Load>;
+  return two_pass_depth(n, pass1_blocks<Op, Policy, Source>(n), unroll_of<Policy, Source>(), Source::kCount);
 }
 
 // The deepest plan of any float type: 16-bit inputs pack 8 elements per vector, so they get the
 // fewest blocks and the longest per-thread chains for a given n.
-// Unroll = 0: each type's own (unroll_for).
-template <unsigned Unroll>
+template <class Policy>
 std::size_t deepest_sum_depth(std::size_t n) {
-  return std::max(sum_depth<red::Sum<float>, (Unroll ? Unroll : unroll_for<float>())>(n),
-                  sum_depth<red::Sum<__half>, (Unroll ? Unroll : unroll_for<__half>())>(n));
+  return std::max(sum_depth<Policy, red::Sum<float>>(n), sum_depth<Policy, red::Sum<__half>>(n));
 }
 
-using SupportedOps = red::Ops<red::Sum, red::Max, red::Min, red::ArgMax>;
-using SupportedTypes = red::Types<float, double, __half, __nv_bfloat16, std::int32_t, long long, std::uint8_t>;
-
-// The benchmark's name suffix of a Load policy: none for the lesson's (variants.cuh names its own).
+// Whether a policy's loads carry an L2 prefetch hint (variants.cuh has the one that does).
 template <class Load>
-inline const char* load_suffix = "";
+inline constexpr bool prefetches_l2 = false;
 
-// chapter() is the lesson's; the other variants (variants.cuh) exist for the benchmark (early
-// launch off, other unroll depths, another Load) and for the tests that hold them to the same
-// answers. Unroll = 0 is the lesson's per-type choice (unroll_for); a number forces it for every
-// type.
-template <bool kEarlyLaunch, unsigned Unroll = 0, class Load = VectorLoad>
+// The chapter under a policy: chapter() is the lesson's (Tuning); the others (variants.cuh, each
+// with a name()) exist for the benchmark, each taking out or changing one choice, and for the
+// tests that hold them to the same answers.
+template <class Policy>
+std::string kernel_name() {
+  if constexpr (std::is_same_v<Policy, Tuning>)
+    return "reduce_two_pass";
+  else
+    return "reduce_two_pass_" + Policy::name();
+}
+
+template <class Policy>
 const red::Chapter& chapter_with() {
-  constexpr bool kLesson = kEarlyLaunch && Unroll == 0 && std::is_same_v<Load, VectorLoad>;
+  constexpr bool kLesson = std::is_same_v<Policy, Tuning>;
+  using F32 = Array<float, typename Policy::Load>;
   static const red::Chapter ch = red::with_bench_info(
-      red::make_chapter<SupportedOps, SupportedTypes>(
+      red::make_chapter<red::AllOps, red::AllTypes>(
           "07_two_pass",
-          "fixed grid of resident blocks, 16-byte vector loads, partials in scratch, one-block second pass; "
-          "deterministic; every op and dtype",
+          "fixed grid of resident blocks, partials in scratch, one-block second pass: deterministic; 16-byte "
+          "vector loads",
           [](auto op) {
             using Op = decltype(op);
-            constexpr unsigned U = Unroll ? Unroll : unroll_for<typename Op::In>();
-            return red::Launcher{&scratch_bytes<Op, kEarlyLaunch, U, Load>, &launch<Op, kEarlyLaunch, U, Load>};
+            return red::Launcher{&scratch_bytes<Op, Policy>, &launch<Op, Policy>};
           },
-          deepest_sum_depth<Unroll>,
-          std::string(kEarlyLaunch ? "reduce_two_pass" : "reduce_two_pass_plain_launch") +
-              (Unroll == 0 ? "" : "_unroll" + std::to_string(Unroll)) + load_suffix<Load>),
-      // unroll 0: each input type's own (unroll_for)
+          deepest_sum_depth<Policy>, kernel_name<Policy>()),
       {kLesson ? "" : "reduce_two_pass",
-       {{"early_launch", kEarlyLaunch}, {"unroll", Unroll}, {"l2_prefetch", !std::is_same_v<Load, VectorLoad>}}});
+       {{"fixed_grid", Policy::kFixedGrid},
+        {"vector_bytes", sizeof(typename F32::Loaded)},
+        {"unroll", unroll_of<Policy, F32>()},  // the f32 input's: vectors in flight per thread
+        {"early_launch", Policy::kEarlyLaunch},
+        {"l2_prefetch", prefetches_l2<typename Policy::Load>}}});
   return ch;
 }
 
-inline const red::Chapter& chapter() { return chapter_with<true>(); }
+inline const red::Chapter& chapter() { return chapter_with<Tuning>(); }
 
 }  // namespace ch07

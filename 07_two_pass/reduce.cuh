@@ -1,11 +1,13 @@
 // Chapter 07 - two passes over a fixed grid: deterministic, no atomics, two launches for any n.
 //
-// Idea: launch only as many blocks as the GPU holds at once (a multiple of the SM count). The
-// blocks take tiles of the input in rounds; each thread reads 16-byte vectors, eight in flight
-// (fewer for 16-bit and 8-bit inputs), then the block reduces with chapter 06's warp shuffles and
-// writes one partial into scratch. A second kernel of one block combines those (about a
-// thousand) partials in a fixed order. Every element's path to the result depends only on n and
-// on the GPU, so the result is bitwise the same on every run.
+// Idea: chapter 06's blocks, combined another way. Instead of a block per tile and an atomic per
+// block, launch only as many blocks as the GPU holds at once (a multiple of the SM count). They
+// take the input's tiles in rounds, each writes one partial into scratch, and a second kernel of
+// one block combines those (about a thousand) partials in a fixed order. Every element's path to
+// the result depends only on n and on the GPU, so the result is bitwise the same on every run,
+// and no operator needs an atomic it may not have.
+// With a fixed grid a thread's loads become a loop, and two smaller changes pay: 16-byte vector
+// loads, and launching pass 2 before pass 1 ends. The README measures each one taken out.
 // Cost: the input read once; 2 launches whatever n (1 below one block's worth); partials of
 // blocks x sizeof(Acc) bytes in caller-provided scratch, asked for CUB-style in two phases.
 #pragma once
@@ -26,43 +28,76 @@
 
 namespace ch07 {
 
-// 16-byte vector loads for any element type, and the split of an array into a misaligned head,
-// an aligned body of 16-byte vectors and a short tail. Chapter 08 reuses them (ch07::).
+// ---- 16-byte vector loads ----------------------------------------------------------------------
 //
-// One 16-byte load (LDG.128) brings 4 floats, 8 halves or 16 bytes per instruction: a quarter
-// of the load instructions of 4-byte loads (an eighth for halves), so the same bytes in flight take
-// fewer instructions and registers. It needs an address that is a multiple of 16; an input
-// that starts a few elements past such an address (a sub-array, a user's pointer) gets its first
-// elements read one by one instead.
+// One 16-byte load (LDG.128) brings 4 floats, 8 halves or 16 bytes per instruction: a quarter of
+// the load instructions of 4-byte loads (an eighth for halves), so the same bytes in flight take
+// fewer instructions and registers. It needs an address that is a multiple of 16; an input that
+// starts a few elements past such an address (a sub-array, a user's pointer) gets its first
+// elements read one by one instead. This is the chapter's second idea; the benchmark measures
+// pass 1 without it (variants.cuh), so each idea's gain is seen alone. Chapter 08 reuses these.
 
-constexpr std::size_t kVectorBytes = 16;
-
-template <class T>
+template <class T, unsigned Bytes = 16>
 struct Vector {
-  static constexpr unsigned kCount = kVectorBytes / sizeof(T);
+  static constexpr unsigned kCount = Bytes / sizeof(T);
   T elements[kCount];
 };
 
-// Loads vector v of `body` (16-byte aligned) through the read-only path in one instruction.
-template <class T>
-__device__ inline Vector<T> load_vector(const T* body, std::size_t v) {
-  const uint4 raw = __ldg(reinterpret_cast<const uint4*>(body) + v);
-  Vector<T> out;
-  std::memcpy(&out, &raw, kVectorBytes);  // a register reinterpretation; no memory traffic
+// The unsigned type one load of Bytes bytes reads through __ldg.
+template <unsigned Bytes>
+struct LoadWord;
+template <>
+struct LoadWord<1> {
+  using type = unsigned char;
+};
+template <>
+struct LoadWord<2> {
+  using type = unsigned short;
+};
+template <>
+struct LoadWord<4> {
+  using type = unsigned;
+};
+template <>
+struct LoadWord<8> {
+  using type = unsigned long long;
+};
+template <>
+struct LoadWord<16> {
+  using type = uint4;
+};
+
+// Loads vector v of `body` (aligned to Bytes) through the read-only path in one instruction.
+template <unsigned Bytes, class T>
+__device__ inline Vector<T, Bytes> load_vector(const T* body, std::size_t v) {
+  using Word = typename LoadWord<Bytes>::type;
+  const Word raw = __ldg(reinterpret_cast<const Word*>(body) + v);
+  Vector<T, Bytes> out;
+  std::memcpy(&out, &raw, Bytes);  // a register reinterpretation; no memory traffic
   return out;
 }
 
-// [0, head): single elements up to the first 16-byte boundary (fewer than 16 / sizeof(T)).
-// [head, head + vectors * kCount): whole vectors. [tail_begin, n): the rest, fewer than kCount.
+// How pass 1 reads a vector of the body: the lesson's plain 16-byte load.
+struct VectorLoad {
+  template <class T>
+  using Vec = Vector<T, 16>;
+  template <class T>
+  __device__ static Vec<T> load(const T* body, std::size_t v) {
+    return load_vector<16>(body, v);
+  }
+};
+
+// [0, head): single elements up to the first Bytes boundary. [head, head + vectors * count):
+// whole vectors. [tail_begin, n): the rest, fewer than a vector.
 struct VectorSplit {
   std::size_t head = 0;
   std::size_t vectors = 0;
   std::size_t tail_begin = 0;
 };
 
-template <class T>
+template <unsigned Bytes, class T>
 VectorSplit split_for_vectors(const T* in, std::size_t n) {
-  constexpr std::size_t count = Vector<T>::kCount;
+  constexpr std::size_t count = Bytes / sizeof(T);
   const std::uintptr_t address = reinterpret_cast<std::uintptr_t>(in);
   VectorSplit s;
   if (address % sizeof(T) != 0) {  // not even element-aligned: no vector ever lines up
@@ -70,47 +105,66 @@ VectorSplit split_for_vectors(const T* in, std::size_t n) {
     s.tail_begin = n;
     return s;
   }
-  s.head = std::min(n, (kVectorBytes - address % kVectorBytes) % kVectorBytes / sizeof(T));
+  s.head = std::min(n, (Bytes - address % Bytes) % Bytes / sizeof(T));
   s.vectors = (n - s.head) / count;
   s.tail_begin = s.head + s.vectors * count;
   return s;
 }
 
+// What pass 1 reads: here one array; chapter 08 reads two and their products (ch08::Products),
+// as CUB's TransformReduce applies a transform before the reduction.
+//   element(i)     element i alone (the misaligned head and the tail)
+//   load(head, v)  vector v of the aligned body that starts at element `head`
+//   value(x, j)    element j of a loaded vector
+// kCount elements per vector, kLoads load instructions per vector.
+template <class T, class Load = VectorLoad>
+struct Array {
+  using Loaded = typename Load::template Vec<T>;
+  static constexpr unsigned kCount = Loaded::kCount;
+  static constexpr unsigned kLoads = 1;
+  const T* in;
+  VectorSplit split(std::size_t n) const { return split_for_vectors<sizeof(Loaded)>(in, n); }
+  __device__ T element(std::size_t i) const { return in[i]; }
+  __device__ Loaded load(std::size_t head, std::size_t v) const { return Load::load(in + head, v); }
+  __device__ T value(const Loaded& x, unsigned j) const { return x.elements[j]; }
+};
+
 // ---- the two passes ----------------------------------------------------------------------------
 
 constexpr unsigned kBlock = 256;         // pass 1 threads per block
-constexpr unsigned kUnroll = 8;          // vectors each thread has in flight per loop trip, f32 (see README)
 constexpr unsigned kFinalBlock = 1024;   // pass 2: one block, one or two partials per thread
 constexpr unsigned kMaxBlocksPerSm = 8;  // at most 2048 threads per SM on sm_80/sm_90
 
-// The vectors in flight per thread for input type T: kUnroll for 4- and 8-byte types. 16-bit and
-// 8-bit inputs pack 8 and 16 elements into a vector, so they take 4 and 2: no type has more than
-// 32 elements per thread per trip to convert and add. On the H200 (README) the f16 sum fell behind
-// CUB at 8 vectors and is ahead at 4; u8 at 8 needs 255 registers and spills.
-template <class T>
-constexpr unsigned unroll_for() {
-  return sizeof(T) >= 4 ? kUnroll : kUnroll * unsigned(sizeof(T)) / 4;
+// The lesson's choices, gathered as CUB gathers its tuning in a policy. The benchmark measures
+// policies that change one choice each (variants.cuh); the lesson never includes them.
+struct Tuning {
+  using Load = VectorLoad;
+  // Loads each thread has in flight per loop trip: 8 (128 bytes of 16-byte vectors), but no more
+  // than 32 elements to convert and add, so 16-bit inputs take 4 vectors and 8-bit inputs 2. On
+  // the H200 (README) the f16 sum fell behind CUB at 8 vectors and is ahead at 4; u8 at 8 needs
+  // 255 registers and spills.
+  static constexpr unsigned kMaxLoads = 8;
+  static constexpr unsigned kMaxElements = 32;
+  static constexpr bool kFixedGrid = true;    // as many blocks as the GPU holds at once, no more
+  static constexpr bool kEarlyLaunch = true;  // pass 2 launched before pass 1 ends (sm_90+)
+};
+
+// The vectors each thread loads per trip (its unroll), for a policy and what pass 1 reads.
+template <class Policy, class Source>
+constexpr unsigned unroll_of() {
+  return std::min(Policy::kMaxLoads / Source::kLoads, Policy::kMaxElements / Source::kCount);
 }
 
 // Pass 1. Every thread accumulates its share of the input in a register. Its indices only
 // grow (head, then body tiles, then the last vectors, then the tail), which lets argmax skip the
 // index compare (append).
-// Load: how a vector of the body is read. The lesson's is a plain 16-byte load; the benchmark
-// also measures one with a prefetch hint (variants.cuh).
-struct VectorLoad {
-  template <class T>
-  __device__ static Vector<T> load(const T* body, std::size_t v) {
-    return load_vector(body, v);
-  }
-};
-
-template <class Op, unsigned Unroll, class Load = VectorLoad>
-__global__ void __launch_bounds__(kBlock) reduce_pass1(const typename Op::In* in, std::size_t n, VectorSplit split,
-                                                       typename Op::Acc* partials, void* result) {
-  using T = typename Op::In;
+template <class Op, class Policy, class Source>
+__global__ void __launch_bounds__(kBlock)
+    reduce_pass1(Source src, std::size_t n, VectorSplit split, typename Op::Acc* partials, void* result) {
   using Acc = typename Op::Acc;
-  constexpr unsigned kCount = Vector<T>::kCount;
-  constexpr std::size_t kTileVectors = std::size_t{kBlock} * Unroll;
+  constexpr unsigned kUnroll = unroll_of<Policy, Source>();
+  constexpr unsigned kCount = Source::kCount;
+  constexpr std::size_t kTileVectors = std::size_t{kBlock} * kUnroll;
   __shared__ Acc per_warp[ch06::kWarp];
 #if __CUDA_ARCH__ >= 900
   // Lets pass 2's block be launched now; it waits in cudaGridDependencySynchronize() until this
@@ -121,41 +175,40 @@ __global__ void __launch_bounds__(kBlock) reduce_pass1(const typename Op::In* in
   const std::size_t threads = std::size_t{gridDim.x} * kBlock;
 
   Acc acc = Op::identity();
-  for (std::size_t i = thread; i < split.head; i += threads) acc = Op::append(acc, in[i], i);
+  for (std::size_t i = thread; i < split.head; i += threads) acc = Op::append(acc, src.element(i), i);
 
-  // The body, in tiles of kBlock x Unroll vectors, taken by the blocks in rounds: in round r
+  // The body, in tiles of kBlock x kUnroll vectors, taken by the blocks in rounds: in round r
   // block b takes tile r * gridDim.x + b. In a tile, thread t loads vectors t, t + kBlock, ...: a
   // warp's load covers 512 contiguous bytes, a block reads one contiguous stretch per trip (32 KB
-  // for Unroll = 8), and all Unroll loads are issued before the first is used.
-  const T* body = in + split.head;  // 16-byte aligned
+  // for 8 vectors), and all kUnroll loads are issued before the first is used.
   const std::size_t rounds = split.vectors / kTileVectors / gridDim.x;
   for (std::size_t r = 0; r < rounds; ++r) {
     const std::size_t first = (r * gridDim.x + blockIdx.x) * kTileVectors + threadIdx.x;
-    Vector<T> x[Unroll];
+    typename Source::Loaded x[kUnroll];
 #pragma unroll
-    for (unsigned u = 0; u < Unroll; ++u) x[u] = Load::load(body, first + u * kBlock);
+    for (unsigned u = 0; u < kUnroll; ++u) x[u] = src.load(split.head, first + u * kBlock);
 #pragma unroll
-    for (unsigned u = 0; u < Unroll; ++u)
+    for (unsigned u = 0; u < kUnroll; ++u)
 #pragma unroll
       for (unsigned j = 0; j < kCount; ++j)
-        acc = Op::append(acc, x[u].elements[j], split.head + (first + u * kBlock) * kCount + j);
+        acc = Op::append(acc, src.value(x[u], j), split.head + (first + u * kBlock) * kCount + j);
   }
   // Less than one round is left. Whole tiles would keep some blocks busy for a trip while the
   // rest wait (at 2^30 floats, 248.24 rounds: a quarter of the blocks would run a 249th); spread
-  // one vector per thread instead, at most Unroll each, all in flight.
+  // one vector per thread instead, at most kUnroll each, all in flight.
   const std::size_t rest = rounds * gridDim.x * kTileVectors + thread;
-  Vector<T> x[Unroll];
+  typename Source::Loaded x[kUnroll];
 #pragma unroll
-  for (unsigned u = 0; u < Unroll; ++u)
-    if (rest + u * threads < split.vectors) x[u] = Load::load(body, rest + u * threads);
+  for (unsigned u = 0; u < kUnroll; ++u)
+    if (rest + u * threads < split.vectors) x[u] = src.load(split.head, rest + u * threads);
 #pragma unroll
-  for (unsigned u = 0; u < Unroll; ++u)
+  for (unsigned u = 0; u < kUnroll; ++u)
     if (rest + u * threads < split.vectors)
 #pragma unroll
       for (unsigned j = 0; j < kCount; ++j)
-        acc = Op::append(acc, x[u].elements[j], split.head + (rest + u * threads) * kCount + j);
+        acc = Op::append(acc, src.value(x[u], j), split.head + (rest + u * threads) * kCount + j);
 
-  for (std::size_t i = split.tail_begin + thread; i < n; i += threads) acc = Op::append(acc, in[i], i);
+  for (std::size_t i = split.tail_begin + thread; i < n; i += threads) acc = Op::append(acc, src.element(i), i);
 
   acc = ch06::block_reduce<Op>(acc, per_warp);
   if (threadIdx.x == 0) {
@@ -190,7 +243,7 @@ struct DeviceLimits {
 };
 
 // For the pass-1 kernel kPass1 (kBlock threads per block). Asked once per (device, kernel) and
-// remembered: launches then cost no extra API calls. Chapter 08 uses it for its own pass 1.
+// remembered: launches then cost no extra API calls.
 template <auto kPass1>
 DeviceLimits device_limits() {
   return red::per_device<DeviceLimits>([](int device) {
@@ -205,23 +258,21 @@ DeviceLimits device_limits() {
   });
 }
 
-// Blocks for n elements: enough that each thread has at least one full loop trip (a block trip
-// covers per_block_trip elements), at most what the GPU holds at once. Above about a million
-// floats on the H200 it no longer grows with n.
-inline unsigned grid_for(std::size_t n, std::size_t per_block_trip, unsigned max_blocks) {
-  const std::size_t wanted = std::max<std::size_t>(1, red::ceil_div(n, per_block_trip));
-  return static_cast<unsigned>(std::min<std::size_t>(wanted, max_blocks));
-}
-
-template <class Op, unsigned Unroll = unroll_for<typename Op::In>(), class Load = VectorLoad>
+template <class Op, class Policy, class Source>
 DeviceLimits limits_of() {
-  return device_limits<reduce_pass1<Op, Unroll, Load>>();
+  return device_limits<reduce_pass1<Op, Policy, Source>>();
 }
 
-template <class Op, unsigned Unroll = unroll_for<typename Op::In>(), class Load = VectorLoad>
+// Blocks for n elements: one per tile of kBlock x unroll vectors (each thread then has at least
+// one full loop trip), at most what the GPU holds at once. Above about a million floats on the
+// H200 the fixed grid no longer grows with n. Without kFixedGrid (a variant the benchmark
+// measures) every tile gets a block of its own, and pass 2 has as many partials.
+template <class Op, class Policy, class Source>
 unsigned pass1_blocks(std::size_t n) {
-  return grid_for(n, std::size_t{kBlock} * Unroll * Vector<typename Op::In>::kCount,
-                  limits_of<Op, Unroll, Load>().max_blocks);
+  const std::size_t per_tile = std::size_t{kBlock} * unroll_of<Policy, Source>() * Source::kCount;
+  const std::size_t wanted = std::max<std::size_t>(1, red::ceil_div(n, per_tile));
+  const std::size_t most = Policy::kFixedGrid ? limits_of<Op, Policy, Source>().max_blocks : 0x7fffffffu;
+  return static_cast<unsigned>(std::min(wanted, most));
 }
 
 // Pass 2 over `count` partials. With early = true (and sm_90+) it is launched with programmatic
@@ -243,47 +294,56 @@ cudaError_t launch_pass2(const typename Op::Acc* partials, unsigned count, void*
 
 // --- the API, CUB-style: call once with scratch == nullptr for the size, then again to reduce --
 
-// kEarlyLaunch = false launches pass 2 the ordinary way; the benchmark keeps that variant to show
-// what the early launch is worth (the result bits are the same either way), and measures Unroll
-// and Load.
-template <class Op, bool kEarlyLaunch = true, unsigned Unroll = unroll_for<typename Op::In>(), class Load = VectorLoad>
-cudaError_t reduce(void* scratch, std::size_t& scratch_bytes, const typename Op::In* in, std::size_t n, void* result,
-                   cudaStream_t stream) {
-  const DeviceLimits limits = limits_of<Op, Unroll, Load>();
-  const std::size_t needed = std::size_t{limits.max_blocks} * sizeof(typename Op::Acc);
+// Reduces what `src` reads (n elements) with Op. The scratch holds one partial per pass-1 block:
+// with the fixed grid its size does not depend on n.
+template <class Op, class Policy = Tuning, class Source>
+cudaError_t reduce_source(void* scratch, std::size_t& scratch_bytes, Source src, std::size_t n, void* result,
+                          cudaStream_t stream) {
+  const unsigned most = Policy::kFixedGrid ? limits_of<Op, Policy, Source>().max_blocks : pass1_blocks<Op, Policy, Source>(n);
+  const std::size_t needed = std::size_t{most} * sizeof(typename Op::Acc);
   if (scratch == nullptr) {
     scratch_bytes = needed;
     return cudaSuccess;
   }
-  if (scratch_bytes < needed || result == nullptr || (n > 0 && in == nullptr)) return cudaErrorInvalidValue;
+  if (scratch_bytes < needed || result == nullptr) return cudaErrorInvalidValue;
   if (n == 0) {
     red::store_identity<Op><<<1, 1, 0, stream>>>(result);
     return cudaGetLastError();
   }
   auto* partials = static_cast<typename Op::Acc*>(scratch);
-  const unsigned blocks = pass1_blocks<Op, Unroll, Load>(n);
-  reduce_pass1<Op, Unroll, Load>
-      <<<blocks, kBlock, 0, stream>>>(in, n, split_for_vectors(in, n), partials, blocks == 1 ? result : nullptr);
+  const unsigned blocks = pass1_blocks<Op, Policy, Source>(n);
+  reduce_pass1<Op, Policy, Source>
+      <<<blocks, kBlock, 0, stream>>>(src, n, src.split(n), partials, blocks == 1 ? result : nullptr);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess || blocks == 1) return e;
-  return launch_pass2<Op>(partials, blocks, result, stream, kEarlyLaunch && limits.programmatic);
+  const bool early = Policy::kEarlyLaunch && limits_of<Op, Policy, Source>().programmatic;
+  return launch_pass2<Op>(partials, blocks, result, stream, early);
+}
+
+// The same over an array of Op::In.
+template <class Op, class Policy = Tuning>
+cudaError_t reduce(void* scratch, std::size_t& scratch_bytes, const typename Op::In* in, std::size_t n, void* result,
+                   cudaStream_t stream) {
+  if (scratch != nullptr && n > 0 && in == nullptr) return cudaErrorInvalidValue;
+  return reduce_source<Op, Policy>(scratch, scratch_bytes, Array<typename Op::In, typename Policy::Load>{in}, n,
+                                   result, stream);
 }
 
 // --- the chapter contract --------------------------------------------------------------------
 
 // The chapter contract (common/chapter.hpp) over the two-phase reduce(): the scratch query, then
 // the call.
-template <class Op, bool kEarlyLaunch, unsigned Unroll, class Load>
+template <class Op, class Policy = Tuning>
 std::size_t scratch_bytes(std::size_t n) {
   std::size_t bytes = 0;
-  CUDA_CHECK((reduce<Op, kEarlyLaunch, Unroll, Load>(nullptr, bytes, nullptr, n, nullptr, nullptr)));
+  CUDA_CHECK((reduce<Op, Policy>(nullptr, bytes, nullptr, n, nullptr, nullptr)));
   return bytes;
 }
 
-template <class Op, bool kEarlyLaunch, unsigned Unroll, class Load>
+template <class Op, class Policy = Tuning>
 void launch(const red::ReduceCall& c) {
   std::size_t bytes = c.scratch_bytes;
-  CUDA_CHECK((reduce<Op, kEarlyLaunch, Unroll, Load>(c.scratch, bytes, static_cast<const typename Op::In*>(c.input),
-                                                     c.n, c.output, c.stream)));
+  CUDA_CHECK((reduce<Op, Policy>(c.scratch, bytes, static_cast<const typename Op::In*>(c.input), c.n, c.output,
+                                 c.stream)));
 }
 
 // The longest chain of additions an element goes through, for the error bound a sum must meet

@@ -57,25 +57,30 @@ TEST_CASE("07_two_pass: bitwise identical over 100 runs, scratch refilled with g
     }
     CHECK(distinct.size() == 1);
     // The plain launch of pass 2 computes in the same order: the same bits.
-    const RawResult plain = run_on_garbage(ch07::chapter_with<false>(), call, ws, rng);
+    const RawResult plain = run_on_garbage(ch07::chapter_with<ch07::PlainLaunch>(), call, ws, rng);
     CHECK(distinct.count(result_bits(plain)) == 1);
   }
 }
 
-TEST_CASE(
-    "07_two_pass: the benchmark's variants (unroll depth, plain launch, L2 prefetch) are correct at their tile edges") {
+TEST_CASE("07_two_pass: the benchmark's variants are correct at their tile edges") {
   auto check_variant = [](const Chapter& chapter, std::size_t tile) {
     INFO(chapter.kernel_name(Op::sum, DType::f32));
     const std::vector<std::size_t> sizes = {1, tile - 1, tile, tile + 1, 1000 * tile + 17, 3'000'017};
     test::check_sizes(chapter, Op::sum, DType::f32, sizes, Dist::ints);
     test::check_sizes(chapter, Op::argmax, DType::f32, sizes, Dist::normal);
   };
-  check_variant(ch07::chapter_with<true, 1>(), 256 * 1 * 4);
-  check_variant(ch07::chapter_with<true, 2>(), 256 * 2 * 4);
-  check_variant(ch07::chapter_with<true, 4>(), 256 * 4 * 4);
-  check_variant(ch07::chapter_with<false>(), 256 * ch07::kUnroll * 4);
-  check_variant(ch07::chapter_with<true, 4, ch07::L2PrefetchLoad>(), 256 * 4 * 4);
-  check_variant(ch07::chapter_with<true, 8, ch07::L2PrefetchLoad>(), 256 * 8 * 4);
+  const std::size_t lesson_tile = 256 * 8 * 4;  // threads x vectors x floats per vector
+  check_variant(ch07::chapter_with<ch07::Unroll<1>>(), 256 * 1 * 4);
+  check_variant(ch07::chapter_with<ch07::Unroll<2>>(), 256 * 2 * 4);
+  check_variant(ch07::chapter_with<ch07::Unroll<4>>(), 256 * 4 * 4);
+  check_variant(ch07::chapter_with<ch07::PlainLaunch>(), lesson_tile);
+  check_variant(ch07::chapter_with<ch07::GrowingGrid>(), lesson_tile);
+  check_variant(ch07::chapter_with<ch07::ScalarLoads>(), 256 * 32);
+  check_variant(ch07::chapter_with<ch07::L2Prefetch<4>>(), 256 * 4 * 4);
+  check_variant(ch07::chapter_with<ch07::L2Prefetch<8>>(), lesson_tile);
+  // Every op and dtype for the two variants that take out one of the chapter's ideas.
+  test::check_support_matrix(ch07::chapter_with<ch07::GrowingGrid>(), {lesson_tile});
+  test::check_support_matrix(ch07::chapter_with<ch07::ScalarLoads>(), {256 * 32});
 }
 
 TEST_CASE("07_two_pass: back-to-back calls reuse one scratch buffer") {

@@ -13,6 +13,13 @@ using SupportedTypes = red::Types<float, __half, __nv_bfloat16>;
 
 enum class Step { shared, coarsened, fma, two_pass };
 
+template <class T>
+std::size_t two_pass_depth(std::size_t n) {
+  using Plan = Products<T>;
+  return ch07::two_pass_depth(n, ch07::pass1_blocks<DotSum, ch07::Tuning, Plan>(n),
+                              ch07::unroll_of<ch07::Tuning, Plan>(), Plan::kCount);
+}
+
 inline std::size_t depth_of(Step step, std::size_t n) {
   switch (step) {
     case Step::shared:
@@ -22,8 +29,7 @@ inline std::size_t depth_of(Step step, std::size_t n) {
       return 2 * kCoarsen + 8 + red::ceil_div(n, 2 * kCoarsen * kBlock);
     case Step::two_pass:
       // The widest per-thread chain of the three types: 16-bit vectors hold 8 elements.
-      return std::max(ch07::two_pass_depth(n, two_pass_blocks<float>(n), kUnroll, 4),
-                      ch07::two_pass_depth(n, two_pass_blocks<__half>(n), kUnroll, 8));
+      return std::max(two_pass_depth<float>(n), two_pass_depth<__half>(n));
   }
   return n;
 }
@@ -31,7 +37,7 @@ inline std::size_t depth_of(Step step, std::size_t n) {
 template <Step kStep, class T>
 std::size_t scratch_bytes(std::size_t n) {
   if constexpr (kStep == Step::shared) return SharedScratch<T>(nullptr, n).bytes;
-  if constexpr (kStep == Step::two_pass) return two_pass_scratch<T>();
+  if constexpr (kStep == Step::two_pass) return two_pass_scratch<T>(n);
   return 0;
 }
 

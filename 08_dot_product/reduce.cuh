@@ -1,13 +1,16 @@
 // Chapter 08 - the dot product: a transform (a_i * b_i) in front of the reduction.
 //
 // Idea: a reduction reads one stream and combines; a dot product reads two and multiplies first.
-// The steps of chapters 03 to 07 apply unchanged, with twice the bytes per element, so the same
-// kernels are shown again with the product in the load:
+// The chapter's kernel is chapter 07's, given something else to read: Products (below) hands 07's
+// pass 1 the products a_i * b_i, as CUB's TransformReduce applies a transform before it reduces.
+// Nothing of 07 is copied; the two passes, the fixed grid, the vectors (of both inputs now) and
+// the determinism come with it.
+// Before it, three steps show what the multiply does to the earlier chapters' kernels, and they
+// are copies on purpose, each with the product written out where the load was:
 //   dot_shared     03's tree in shared memory, multi-pass            (the product rounded, then added)
 //   dot_coarsened  05's register accumulator and one atomic a block  (rounded product, rounded add)
 //   dot_fma        the same with fmaf: one rounding and one instruction per element
-//   dot_two_pass   07's fixed grid, 16-byte vectors of both inputs, warp shuffles, two passes in a
-//                  fixed order: deterministic. The chapter's main kernel.
+//   dot_two_pass   07's reduce_source over Products: FMA, two deterministic passes. The main kernel.
 // f32, and f16/bf16 inputs with f32 accumulation. Cost: 2 x n x sizeof(T) bytes read.
 #pragma once
 
@@ -27,7 +30,6 @@ using red::Dot;
 constexpr unsigned kBlock = 256;
 constexpr unsigned kTile = 2 * kBlock;  // dot_shared: elements per block, as in 03
 constexpr unsigned kCoarsen = 16;       // dot_coarsened, dot_fma: 2 x 16 elements per thread, as in 05
-constexpr unsigned kUnroll = 4;         // per vector: 2 x 4 loads in flight, the bytes of 07's 8 (scripts/sweep_07.sh)
 
 // The rounded product: __fmul_rn is never fused with the following add, so the first steps round
 // twice per element, as a CPU loop without FMA would.
@@ -131,106 +133,54 @@ void launch_coarsened(const red::ReduceCall& c) {
   CUDA_CHECK_LAUNCH();
 }
 
-// --- step 4: 07's two passes over a fixed grid, both inputs in 16-byte vectors -------------------
+// --- step 4: 07's two passes, reading products ---------------------------------------------------
 
-// Pass 1: 07's loop with two streams. Vectors of a and b line up only when both start at the same
-// offset from a 16-byte boundary; the launcher otherwise passes a split that is all head, and every
-// element is read singly (correct, slower).
-template <class T>
-__global__ void __launch_bounds__(ch07::kBlock)
-    dot_pass1(const T* a, const T* b, std::size_t n, ch07::VectorSplit split, float* partials, void* result) {
-  constexpr unsigned kCount = ch07::Vector<T>::kCount;
-  constexpr std::size_t kTileVectors = std::size_t{ch07::kBlock} * kUnroll;
-  __shared__ float per_warp[ch06::kWarp];
-#if __CUDA_ARCH__ >= 900
-  cudaTriggerProgrammaticLaunchCompletion();  // as in 07: pass 2 may be scheduled now
-#endif
-  const std::size_t thread = blockIdx.x * std::size_t{ch07::kBlock} + threadIdx.x;
-  const std::size_t threads = std::size_t{gridDim.x} * ch07::kBlock;
-  auto fma_vectors = [](float acc, const ch07::Vector<T>& x, const ch07::Vector<T>& y) {
-#pragma unroll
-    for (unsigned j = 0; j < kCount; ++j) acc = fmaf(red::to_wide(x.elements[j]), red::to_wide(y.elements[j]), acc);
-    return acc;
+// What 07's pass 1 reads (the interface of ch07::Array), for two arrays: element i is a_i * b_i,
+// the transform CUB's TransformReduce would apply. 07's kernels and launcher then do the rest, with
+// Sum<float>: the dot product is the sum of the products. nvcc fuses each product with the add
+// that follows into one fmaf (its default, --fmad=true): one rounding per element.
+// Vectors of a and b line up only when both start at the same offset from a vector boundary; the
+// split is otherwise all head, and every element is read singly (correct, slower).
+template <class T, class Load = ch07::VectorLoad>
+struct Products {
+  using Vec = typename Load::template Vec<T>;
+  struct Loaded {
+    Vec a, b;
   };
-
-  float acc = 0.0f;
-  for (std::size_t i = thread; i < split.head; i += threads) acc = fmaf(red::to_wide(a[i]), red::to_wide(b[i]), acc);
-
-  const T* body_a = a + split.head;
-  const T* body_b = b + split.head;
-  const std::size_t rounds = split.vectors / kTileVectors / gridDim.x;
-  for (std::size_t r = 0; r < rounds; ++r) {
-    const std::size_t first = (r * gridDim.x + blockIdx.x) * kTileVectors + threadIdx.x;
-    ch07::Vector<T> x[kUnroll], y[kUnroll];
-#pragma unroll
-    for (unsigned u = 0; u < kUnroll; ++u) {  // 2 x kUnroll loads in flight
-      x[u] = ch07::load_vector(body_a, first + u * ch07::kBlock);
-      y[u] = ch07::load_vector(body_b, first + u * ch07::kBlock);
-    }
-#pragma unroll
-    for (unsigned u = 0; u < kUnroll; ++u) acc = fma_vectors(acc, x[u], y[u]);
+  static constexpr unsigned kCount = Vec::kCount;
+  static constexpr unsigned kLoads = 2;  // two vectors per element group: 07's rule then keeps 4 of each in flight
+  const T* a;
+  const T* b;
+  ch07::VectorSplit split(std::size_t n) const {
+    const auto offset = [](const T* p) { return reinterpret_cast<std::uintptr_t>(p) % sizeof(Vec); };
+    if (offset(a) == offset(b)) return ch07::split_for_vectors<sizeof(Vec)>(a, n);
+    ch07::VectorSplit all_single;
+    all_single.head = all_single.tail_begin = n;
+    return all_single;
   }
-  const std::size_t rest = rounds * gridDim.x * kTileVectors + thread;  // less than one round left
-  ch07::Vector<T> x[kUnroll], y[kUnroll];
-#pragma unroll
-  for (unsigned u = 0; u < kUnroll; ++u)
-    if (rest + u * threads < split.vectors) {
-      x[u] = ch07::load_vector(body_a, rest + u * threads);
-      y[u] = ch07::load_vector(body_b, rest + u * threads);
-    }
-#pragma unroll
-  for (unsigned u = 0; u < kUnroll; ++u)
-    if (rest + u * threads < split.vectors) acc = fma_vectors(acc, x[u], y[u]);
-
-  for (std::size_t i = split.tail_begin + thread; i < n; i += threads)
-    acc = fmaf(red::to_wide(a[i]), red::to_wide(b[i]), acc);
-
-  acc = ch06::block_reduce<Dot<T>>(acc, per_warp);
-  if (threadIdx.x == 0) {
-    if (result)
-      *static_cast<float*>(result) = acc;
-    else
-      partials[blockIdx.x] = acc;
+  __device__ float element(std::size_t i) const { return red::to_wide(a[i]) * red::to_wide(b[i]); }
+  __device__ Loaded load(std::size_t head, std::size_t v) const {
+    return {Load::load(a + head, v), Load::load(b + head, v)};
   }
-}
+  __device__ float value(const Loaded& x, unsigned j) const {
+    return red::to_wide(x.a.elements[j]) * red::to_wide(x.b.elements[j]);
+  }
+};
+
+using DotSum = red::Sum<float>;
 
 template <class T>
-ch07::DeviceLimits two_pass_limits() {
-  return ch07::device_limits<dot_pass1<T>>();
-}
-
-template <class T>
-unsigned two_pass_blocks(std::size_t n) {
-  return ch07::grid_for(n, std::size_t{ch07::kBlock} * kUnroll * ch07::Vector<T>::kCount,
-                        two_pass_limits<T>().max_blocks);
-}
-
-template <class T>
-ch07::VectorSplit split_for_both(const T* a, const T* b, std::size_t n) {
-  const auto offset = [](const T* p) { return reinterpret_cast<std::uintptr_t>(p) % ch07::kVectorBytes; };
-  if (offset(a) == offset(b)) return ch07::split_for_vectors(a, n);
-  ch07::VectorSplit all_single;
-  all_single.head = all_single.tail_begin = n;
-  return all_single;
-}
-
-template <class T>
-std::size_t two_pass_scratch() {
-  return std::size_t{two_pass_limits<T>().max_blocks} * sizeof(float);
+std::size_t two_pass_scratch(std::size_t n) {
+  std::size_t bytes = 0;
+  CUDA_CHECK(ch07::reduce_source<DotSum>(nullptr, bytes, Products<T>{}, n, nullptr, nullptr));
+  return bytes;
 }
 
 template <class T>
 void launch_two_pass(const red::ReduceCall& c) {
-  if (c.n == 0) return red::launch_store_identity<Dot<T>>(c.output, c.stream);
-  const T* a = static_cast<const T*>(c.input);
-  const T* b = static_cast<const T*>(c.input2);
-  auto* partials = static_cast<float*>(c.scratch);
-  const unsigned blocks = two_pass_blocks<T>(c.n);
-  dot_pass1<T><<<blocks, ch07::kBlock, 0, c.stream>>>(a, b, c.n, split_for_both(a, b, c.n), partials,
-                                                      blocks == 1 ? c.output : nullptr);
-  CUDA_CHECK_LAUNCH();
-  if (blocks > 1)
-    CUDA_CHECK(ch07::launch_pass2<Dot<T>>(partials, blocks, c.output, c.stream, two_pass_limits<T>().programmatic));
+  std::size_t bytes = c.scratch_bytes;
+  const Products<T> products{static_cast<const T*>(c.input), static_cast<const T*>(c.input2)};
+  CUDA_CHECK(ch07::reduce_source<DotSum>(c.scratch, bytes, products, c.n, c.output, c.stream));
 }
 
 }  // namespace ch08

@@ -60,10 +60,10 @@ int main(int argc, char** argv) {
       bench::register_chapter(bench::suite::chapter_08(), at_n);
       bench::register_chapter(bench::suite::dot_cub(), at_n);
     }
-  // Chapter 07's sweep of the vectors each thread loads per trip (the lesson's is ch07::kUnroll),
-  // and of an L2 prefetch hint on every load.
-  for (int log2n : {24, 26, 28, 30})
-    for (const Chapter* variant : bench::suite::unroll_sweep_07())
+  // Chapter 07's variants: without the fixed grid, without vector loads, other numbers of vectors
+  // in flight per thread, an L2 prefetch hint on every load.
+  for (int log2n : {20, 24, 26, 28, 30})
+    for (const Chapter* variant : bench::suite::variants_07())
       bench::register_chapter(*variant, {{Op::sum, DType::f32, std::size_t{1} << log2n}});
 
   benchmark::Initialize(&argc, argv);

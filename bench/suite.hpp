@@ -17,7 +17,8 @@ const Chapter& chapter_06();
 const Chapter& chapter_07();
 const Chapter& chapter_07_plain_launch();  // pass 2 launched the ordinary way, not early
 // suite_07_sweep.cu
-std::vector<const Chapter*> unroll_sweep_07();  // every unroll depth but the chapter's, then L2 prefetch
+// the fixed grid and the vector loads each taken out, other unroll depths, an L2 prefetch hint
+std::vector<const Chapter*> variants_07();
 // suite_08.cu
 std::vector<const Chapter*> dot_steps_f32();  // dot_shared, dot_coarsened, dot_fma, cuBLAS Sdot
 const Chapter& chapter_08();

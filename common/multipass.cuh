@@ -1,5 +1,5 @@
 // Host-side pieces several chapters' launchers share: the empty-input case, the multi-pass
-// driver of chapters 03, 06 and 08 (chapter 01 spells its own passes out), carving one scratch
+// driver of chapters 03 and 08 (chapter 01 spells its own passes out), carving one scratch
 // buffer into typed parts, and the scratch query of a CUB-style two-phase call.
 #pragma once
 
@@ -24,7 +24,7 @@ void launch_store_identity(void* out, cudaStream_t stream) {
   CUDA_CHECK_LAUNCH();
 }
 
-// The classic multi-pass scheme (chapters 03, 06, 08): each pass reduces `len` values tile by tile
+// The classic multi-pass scheme (chapters 03 and 08): each pass reduces `len` values tile by tile
 // into ceil(len / tile) partials, and the passes repeat until one value remains, which the last
 // pass stores into the result. Pass 1 reads `first`; later passes ping-pong between buf_a (at
 // least ceil(n / tile) values) and buf_b (at least ceil(n / tile^2) values).

@@ -214,12 +214,26 @@ struct Dot {
   __device__ static void store(void* out, Acc a) { *static_cast<Acc*>(out) = a; }
 };
 
+// Element i of what a pass reads, as an accumulator: an input element goes through load
+// (converted; an argmax pairs it with its index), a partial of an earlier pass already is one.
+template <class Op, class Src>
+__device__ typename Op::Acc read(const Src* src, std::size_t i) {
+  if constexpr (std::is_same_v<Src, typename Op::Acc>)
+    return src[i];
+  else
+    return Op::load(src[i], i);
+}
+
 // --- dispatch: runtime (op, dtype) -> the operator type a kernel is instantiated for ---------
 
 template <class... Ts>
 struct Types {};
 template <template <class> class... Os>
 struct Ops {};
+
+// Every operator but the dot product, on every dtype: what each chapter from 01 on supports.
+using AllOps = Ops<Sum, Max, Min, ArgMax>;
+using AllTypes = Types<float, double, __half, __nv_bfloat16, std::int32_t, long long, std::uint8_t>;
 
 // A type carried as a value, so a generic lambda can receive it: f(Tag<Sum<float>>{}).
 template <class T>

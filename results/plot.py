@@ -1,14 +1,19 @@
 #!/usr/bin/env python3
 """Turns the benchmark's Google Benchmark output into the tutorial's CSV, charts and tables.
 
-    plot.py csv BENCH_JSON OUT_CSV [--machine MACHINE_TXT]
+    plot.py csv BENCH_JSON OUT_CSV
         BENCH_JSON: written by reduction_bench --benchmark_out=... --benchmark_out_format=json.
-        OUT_CSV: one tidy row per (chapter, kernel, op, dtype, n), with the ratio to CUB.
-        --machine: also write the GPU description the JSON context carries (gpu, dram_gbps, ...).
+        OUT_CSV: one tidy row per (chapter, kernel, op, dtype, n), with the ratio to CUB and what
+        the benchmark says the kernel is: variant_of (K of the label "variant of K", empty for
+        the lessons' and the libraries' kernels) and params ("key=value;..." from the counters
+        param_<key>, keys sorted).
 
-    plot.py charts RESULTS_DIR [--compare OTHER_DIR]
+    plot.py charts RESULTS_DIR
         Reads RESULTS_DIR/bench.csv and RESULTS_DIR/machine.txt; writes bandwidth_vs_n.png,
         roofline.png, chapters.png, dtypes.png, dot.png and tables.md into RESULTS_DIR.
+
+    plot.py tables RESULTS_DIR
+        Writes tables.md only (every op, dtype, kernel and size), without matplotlib.
 
     plot.py compare RESULTS_DIR OTHER_DIR
         Prints, and writes to RESULTS_DIR/compare.md, this run's GB/s divided by OTHER_DIR's.
@@ -22,15 +27,17 @@ import csv
 import json
 import math
 import os
-import re
 import sys
 
 CSV_COLUMNS = ["chapter", "kernel", "dtype", "op", "n", "bytes", "time_us", "gbps", "pct_peak",
-               "l2_resident", "ratio_to_cub"]
+               "l2_resident", "ratio_to_cub", "variant_of", "params"]
+# A bench.csv from before the benchmark said what each kernel is lacks these two; it still reads
+# (every kernel then counts as a lesson's), so that `compare` can set a new run against it.
+OPTIONAL_COLUMNS = ["variant_of", "params"]
 # Counters every benchmark row must carry (common/bench.cpp sets them; "reps" is informational).
 JSON_COUNTERS = ["n", "bytes", "time_us", "gbps", "pct_peak", "l2_resident"]
-# Custom context keys the benchmark may store, and the machine.txt keys the charts read.
-MACHINE_KEYS = ["gpu", "dram_gbps", "copy_gbps", "l2_bytes", "fp32_gflops", "sm_count"]
+VARIANT_LABEL = "variant of "  # the benchmark's label of a variant: "variant of <kernel>"
+PARAM_PREFIX = "param_"       # and its counter per setting: param_<key>
 
 CUB_CHAPTER = "09_cub_comparison"
 DOT_CHAPTER = "08_dot_product"
@@ -48,9 +55,9 @@ CHARTS = [
     ("dot.png", "Dot products"),
 ]
 
-# Sections of tables.md come in this order; anything else follows alphabetically.
-OP_ORDER = ["sum", "max", "min", "argmax", "dot"]
+# Sections of tables.md and the READMEs come in this order; anything else follows alphabetically.
 DTYPE_ORDER = ["f32", "f16", "bf16", "f64"]
+OP_ORDER = ["sum", "max", "min", "argmax", "dot"]
 
 
 class InputError(Exception):
@@ -101,9 +108,16 @@ def is_baseline(kernel):
     return kernel.startswith(("cub_", "cublas_"))
 
 
+def _counter(entry, key, path):
+    value = entry.get(key)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InputError(f"{path}: benchmark {entry['name']!r} has no numeric counter {key!r}")
+    return float(value)
+
+
 def load_benchmark_json(path):
-    """Returns (rows, context, skipped): typed rows without ratio_to_cub, the JSON context, and
-    'name: why' for every entry left out (errors, skips, non-finite counters)."""
+    """Returns (rows, skipped): typed rows without ratio_to_cub, and 'name: why' for every entry
+    left out (errors, skips, non-finite counters)."""
     with open_input(path) as f:
         try:
             doc = json.load(f)
@@ -111,7 +125,6 @@ def load_benchmark_json(path):
             raise InputError(f"{path} is not valid JSON: {e}") from None
     if not isinstance(doc, dict) or not isinstance(doc.get("benchmarks"), list):
         raise InputError(f"{path} has no 'benchmarks' list: not a Google Benchmark JSON file")
-    context = doc.get("context") if isinstance(doc.get("context"), dict) else {}
 
     by_key, skipped = {}, []
     for entry in doc["benchmarks"]:
@@ -127,20 +140,17 @@ def load_benchmark_json(path):
             skipped.append(f"{name}: {why}")
             continue
         chapter, kernel, op, dtype, n = parse_benchmark_name(name)
-        values = {}
-        for key in JSON_COUNTERS:
-            v = entry.get(key)
-            if isinstance(v, bool) or not isinstance(v, (int, float)):
-                raise InputError(f"{path}: benchmark {name!r} has no numeric counter {key!r}")
-            values[key] = float(v)
+        values = {key: _counter(entry, key, path) for key in JSON_COUNTERS}
         bad = [k for k, v in values.items() if not math.isfinite(v)]
         if bad or values["time_us"] <= 0:
             skipped.append(f"{name}: non-finite or non-positive {', '.join(bad) or 'time_us'}")
             continue
-        row = {"chapter": chapter, "kernel": kernel, "dtype": dtype, "op": op, "n": n,
-               "bytes": values["bytes"], "time_us": values["time_us"], "gbps": values["gbps"],
-               "pct_peak": values["pct_peak"], "l2_resident": values["l2_resident"] != 0,
-               "ratio_to_cub": None}
+        label = entry.get("label") or ""
+        row = dict(values, chapter=chapter, kernel=kernel, dtype=dtype, op=op, n=n,
+                   l2_resident=values["l2_resident"] != 0, ratio_to_cub=None,
+                   variant_of=label[len(VARIANT_LABEL):] if label.startswith(VARIANT_LABEL) else "",
+                   params={key[len(PARAM_PREFIX):]: _counter(entry, key, path)
+                           for key in entry if key.startswith(PARAM_PREFIX)})
         by_key.setdefault(row_key(row), []).append(row)
 
     # One row per key: with repetitions, the run with the median time (as timing.hpp does).
@@ -148,7 +158,7 @@ def load_benchmark_json(path):
     for runs in by_key.values():
         runs.sort(key=lambda r: r["time_us"])
         rows.append(runs[len(runs) // 2])
-    return rows, context, skipped
+    return rows, skipped
 
 
 def row_key(row):
@@ -165,14 +175,17 @@ def add_ratio_to_cub(rows):
         r["ratio_to_cub"] = r["gbps"] / base if base else None
 
 
-def natural_key(text):
-    """'reduce_x8' sorts before 'reduce_x64': digit runs compare as numbers."""
-    return [(0, int(part), "") if part.isdigit() else (1, 0, part)
-            for part in re.split(r"(\d+)", text)]
+def kernel_key(row):
+    """Where a row's kernel sorts: by chapter, the chapter's own kernels before the libraries',
+    then by step (a chapter of several lessons, as 08, numbers them with param_step), then by
+    the other params (05's coarsening factors from small to large), then by name."""
+    params = row["params"]
+    return (row["chapter"], is_baseline(row["kernel"]), params.get("step", 0), sorted(params.items()),
+            row["kernel"])
 
 
 def sort_rows(rows):
-    rows.sort(key=lambda r: (r["chapter"], natural_key(r["kernel"]), r["op"], r["dtype"], r["n"]))
+    rows.sort(key=lambda r: (kernel_key(r), r["op"], r["dtype"], r["n"]))
     return rows
 
 
@@ -186,6 +199,11 @@ def format_number(x):
     return f"{x:.9g}"
 
 
+def format_params(params):
+    """{'unroll': 8.0, 'coarsening': 4.0} -> 'coarsening=4;unroll=8'."""
+    return ";".join(f"{key}={format_number(value)}" for key, value in sorted(params.items()))
+
+
 def write_csv(rows, path):
     with open(path, "w", newline="", encoding="utf-8") as f:
         out = csv.writer(f, lineterminator="\n")
@@ -195,59 +213,72 @@ def write_csv(rows, path):
                           format_number(r["bytes"]), format_number(r["time_us"]),
                           format_number(r["gbps"]), format_number(r["pct_peak"]),
                           "true" if r["l2_resident"] else "false",
-                          format_number(r["ratio_to_cub"])])
+                          format_number(r["ratio_to_cub"]), r["variant_of"],
+                          format_params(r["params"])])
 
 
 # --------------------------------------------------------------------------------------------
 # bench.csv and machine.txt -> rows and a dict
 # --------------------------------------------------------------------------------------------
 
-def _parse_csv_row(raw, path, line):
-    def number(column, kind=float):
-        text = raw[column]
-        if text is None or text.strip() == "":
-            raise InputError(f"{path}:{line}: empty {column}")
+def parse_params(text, where):
+    """'coarsening=4;unroll=8' -> {'coarsening': 4.0, 'unroll': 8.0}."""
+    params = {}
+    for item in filter(None, text.split(";")):
+        key, _, value = item.partition("=")
         try:
-            value = float(text)
+            params[key] = float(value)
         except ValueError:
-            raise InputError(f"{path}:{line}: {column} {text!r} is not a number") from None
+            raise InputError(f"{where}: params {text!r} is not 'key=number;...'") from None
+    return params
+
+
+def _parse_csv_row(raw, where):
+    def number(column):
+        try:
+            value = float(raw[column])
+        except (TypeError, ValueError):
+            raise InputError(f"{where}: {column} {raw[column]!r} is not a number") from None
         if not math.isfinite(value):
-            raise InputError(f"{path}:{line}: {column} {text!r} is not finite")
-        if kind is int:
-            if not value.is_integer() or value < 1:
-                raise InputError(f"{path}:{line}: {column} {text!r} is not a positive integer")
-            return int(value)
+            raise InputError(f"{where}: {column} {raw[column]!r} is not finite")
         return value
 
     for column in ("chapter", "kernel", "dtype", "op"):
         if not raw[column]:
-            raise InputError(f"{path}:{line}: empty {column}")
+            raise InputError(f"{where}: empty {column}")
     l2 = (raw["l2_resident"] or "").strip().lower()
     if l2 not in ("true", "false", "1", "0"):
-        raise InputError(f"{path}:{line}: l2_resident {raw['l2_resident']!r} is not true/false")
+        raise InputError(f"{where}: l2_resident {raw['l2_resident']!r} is not true/false")
+    n = number("n")
+    if not n.is_integer() or n < 1:
+        raise InputError(f"{where}: n {raw['n']!r} is not a positive integer")
     row = {"chapter": raw["chapter"], "kernel": raw["kernel"], "dtype": raw["dtype"],
-           "op": raw["op"], "n": number("n", int), "bytes": number("bytes"),
+           "op": raw["op"], "n": int(n), "bytes": number("bytes"),
            "time_us": number("time_us"), "gbps": number("gbps"), "pct_peak": number("pct_peak"),
            "l2_resident": l2 in ("true", "1"),
-           "ratio_to_cub": number("ratio_to_cub") if (raw["ratio_to_cub"] or "").strip() else None}
+           "ratio_to_cub": number("ratio_to_cub") if (raw["ratio_to_cub"] or "").strip() else None,
+           "variant_of": raw.get("variant_of") or "",
+           "params": parse_params(raw.get("params") or "", where)}
     if row["time_us"] <= 0 or row["bytes"] <= 0:
-        raise InputError(f"{path}:{line}: time_us and bytes must be positive")
+        raise InputError(f"{where}: time_us and bytes must be positive")
     return row
 
 
 def read_csv(path):
-    """bench.csv -> rows with typed values (n int, l2_resident bool, ratio_to_cub float|None)."""
+    """bench.csv -> rows with typed values (n int, l2_resident bool, ratio_to_cub float|None,
+    variant_of str, params {key: float})."""
     with open_input(path) as f:
         try:
             reader = csv.DictReader(f)
             if not reader.fieldnames:
                 raise InputError(f"{path} is empty")
-            missing = [c for c in CSV_COLUMNS if c not in reader.fieldnames]
+            missing = [c for c in CSV_COLUMNS
+                       if c not in reader.fieldnames and c not in OPTIONAL_COLUMNS]
             if missing:
                 raise InputError(f"{path} lacks column(s): {', '.join(missing)}")
             rows, seen = [], set()
             for raw in reader:
-                row = _parse_csv_row(raw, path, reader.line_num)
+                row = _parse_csv_row(raw, f"{path}:{reader.line_num}")
                 if row_key(row) in seen:
                     raise InputError(f"{path}:{reader.line_num}: duplicate row {row_key(row)}")
                 seen.add(row_key(row))
@@ -315,34 +346,27 @@ def select(rows, op, dtype=None):
     return [r for r in rows if r["op"] == op and (dtype is None or r["dtype"] == dtype)]
 
 
+def kernel_rows(rows):
+    """One row per (chapter, kernel) in rows, in kernel_key order: what a table needs to know
+    of each kernel (its variant_of and params)."""
+    first = {}
+    for r in rows:
+        first.setdefault((r["chapter"], r["kernel"]), r)
+    return sorted(first.values(), key=kernel_key)
+
+
 def kernels_of(rows):
-    """The (chapter, kernel) pairs in rows, in chapter order (the CUB chapter comes last)."""
-    return sorted({(r["chapter"], r["kernel"]) for r in rows},
-                  key=lambda k: (k[0], natural_key(k[1])))
+    """The (chapter, kernel) pairs in rows, in kernel_key order (the CUB chapter comes last)."""
+    return [(r["chapter"], r["kernel"]) for r in kernel_rows(rows)]
 
 
 def series_of(rows, by=("chapter", "kernel")):
-    """{key: rows sorted by n} with key = the values of the `by` columns."""
+    """{key: rows sorted by n} with key = the values of the `by` columns, in kernel_key order
+    (a chart's legend lists 08's steps in the lesson's order)."""
     out = {}
     for r in sorted(rows, key=lambda r: r["n"]):
         out.setdefault(tuple(r[c] for c in by), []).append(r)
-    return dict(sorted(out.items()))
-
-
-def headline(rows):
-    """The rows of each chapter's headline kernels. A chapter may also benchmark variants at a
-    couple of sizes only (05_coarsened sweeps its coarsening factor at 2^20 and 2^28); those
-    would crowd the charts with two-point lines, so the charts keep the kernels measured at at
-    least half as many sizes as the chapter's most-measured kernel. tables.md keeps them all."""
-    sizes = {}
-    for r in rows:
-        sizes.setdefault((r["chapter"], r["kernel"], r["op"], r["dtype"]), set()).add(r["n"])
-    most = {}
-    for (chapter, _, op, dtype), ns in sizes.items():
-        most[chapter, op, dtype] = max(most.get((chapter, op, dtype), 0), len(ns))
-    return [r for r in rows
-            if 2 * len(sizes[r["chapter"], r["kernel"], r["op"], r["dtype"]])
-            >= most[r["chapter"], r["op"], r["dtype"]]]
+    return dict(sorted(out.items(), key=lambda item: (kernel_key(item[1][0]), item[0])))
 
 
 def pick_dram_n(rows):
@@ -407,11 +431,11 @@ def kernel_table(rows, columns):
 
 
 def sections(rows):
-    """The (op, dtype) pairs present, in a reading order: sum first, f32 first."""
+    """The (op, dtype) pairs present, in a reading order: f32 first, sum first."""
     def rank(value, order):
         return (order.index(value), "") if value in order else (len(order), value)
     pairs = {(r["op"], r["dtype"]) for r in rows}
-    return sorted(pairs, key=lambda p: (rank(p[0], OP_ORDER), rank(p[1], DTYPE_ORDER)))
+    return sorted(pairs, key=lambda p: (rank(p[1], DTYPE_ORDER), rank(p[0], OP_ORDER)))
 
 
 def tables_markdown(rows, machine):
@@ -772,10 +796,23 @@ def chart_chapters(rows, machine, styles, path):
     _save(fig, path)
 
 
+def load_results(results_dir):
+    return (read_csv(os.path.join(results_dir, "bench.csv")),
+            Machine(os.path.join(results_dir, "machine.txt")))
+
+
+def write_tables(results_dir, rows, machine):
+    with open(os.path.join(results_dir, "tables.md"), "w", encoding="utf-8") as f:
+        f.write(tables_markdown(rows, machine) + "\n")
+    print(f"wrote tables.md in {results_dir}")
+
+
 def charts(results_dir):
-    rows = read_csv(os.path.join(results_dir, "bench.csv"))
-    machine = Machine(os.path.join(results_dir, "machine.txt"))
-    shown = headline(rows)
+    rows, machine = load_results(results_dir)
+    # The charts draw the lessons' kernels and the libraries'. A variant is measured at a few
+    # sizes for a comparison with its lesson kernel, which the tables make better than a line
+    # of two points would.
+    shown = [r for r in rows if not r["variant_of"]]
     styles = Styles(shown)
 
     def out(name):
@@ -786,15 +823,12 @@ def charts(results_dir):
     chart_chapters(shown, machine, styles, out("chapters.png"))
     chart_dtypes(shown, machine, styles, out("dtypes.png"))
     chart_dot(shown, machine, styles, out("dot.png"))
-    shown_keys = {row_key(r) for r in shown}
-    variants = sorted({f"{r['chapter']}/{r['kernel']}" for r in rows
-                       if row_key(r) not in shown_keys})
+    variants = [f"{chapter}/{kernel}" for chapter, kernel in
+                kernels_of([r for r in rows if r["variant_of"]])]
     if variants:
-        print(f"charts leave out variants measured at few sizes (tables.md has them): "
-              f"{', '.join(variants)}")
-    with open(out("tables.md"), "w", encoding="utf-8") as f:
-        f.write(tables_markdown(rows, machine) + "\n")
-    print(f"wrote {', '.join(name for name, _ in CHARTS)} and tables.md in {results_dir}")
+        print(f"charts leave out the variants (tables.md has them): {', '.join(variants)}")
+    print(f"wrote {', '.join(name for name, _ in CHARTS)} in {results_dir}")
+    write_tables(results_dir, rows, machine)
 
 
 # --------------------------------------------------------------------------------------------
@@ -854,7 +888,7 @@ def compare(results_dir, other_dir):
 # --------------------------------------------------------------------------------------------
 
 def command_csv(args):
-    rows, context, skipped = load_benchmark_json(args.bench_json)
+    rows, skipped = load_benchmark_json(args.bench_json)
     if skipped:
         warn(f"{len(skipped)} benchmark(s) failed or were skipped and are left out:\n  "
              + "\n  ".join(skipped))
@@ -863,23 +897,6 @@ def command_csv(args):
     add_ratio_to_cub(rows)
     write_csv(sort_rows(rows), args.out_csv)
     print(f"wrote {len(rows)} rows to {args.out_csv}")
-    if args.machine:
-        present = [k for k in MACHINE_KEYS if k in context]
-        if not present:
-            raise InputError(f"{args.bench_json} context holds none of {', '.join(MACHINE_KEYS)}")
-        with open(args.machine, "w", encoding="utf-8") as f:
-            f.writelines(f"{k}: {context[k]}\n" for k in present)
-        print(f"wrote {args.machine}")
-
-
-def command_charts(args):
-    charts(args.results_dir)
-    if args.compare:
-        compare(args.results_dir, args.compare)
-
-
-def command_compare(args):
-    compare(args.results_dir, args.other_dir)
 
 
 def main(argv=None):
@@ -888,17 +905,17 @@ def main(argv=None):
     p = sub.add_parser("csv", help="Google Benchmark JSON -> tidy CSV")
     p.add_argument("bench_json")
     p.add_argument("out_csv")
-    p.add_argument("--machine", metavar="MACHINE_TXT",
-                   help="also write the JSON context's GPU description to this file")
     p.set_defaults(func=command_csv)
     p = sub.add_parser("charts", help="bench.csv + machine.txt -> PNG charts and tables.md")
     p.add_argument("results_dir")
-    p.add_argument("--compare", metavar="OTHER_DIR", help="also compare with another run")
-    p.set_defaults(func=command_charts)
+    p.set_defaults(func=lambda args: charts(args.results_dir))
+    p = sub.add_parser("tables", help="bench.csv + machine.txt -> tables.md (no matplotlib needed)")
+    p.add_argument("results_dir")
+    p.set_defaults(func=lambda args: write_tables(args.results_dir, *load_results(args.results_dir)))
     p = sub.add_parser("compare", help="GB/s ratios between two result folders")
     p.add_argument("results_dir")
     p.add_argument("other_dir")
-    p.set_defaults(func=command_compare)
+    p.set_defaults(func=lambda args: compare(args.results_dir, args.other_dir))
     args = parser.parse_args(argv)
     try:
         args.func(args)

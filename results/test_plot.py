@@ -1,6 +1,6 @@
 """Tests of results/plot.py and scripts/update_readme.py on synthetic data (results/testdata).
 
-    python3 -m unittest discover -s results -p 'test_*.py'     (from the repository root)
+    python3 results/test_plot.py        (ctest: python3 -m unittest discover -s results)
 
 The commands run as subprocesses, as a user runs them, so exit codes and stderr are tested too.
 """
@@ -22,39 +22,71 @@ TESTDATA = os.path.join(HERE, "testdata")
 BENCH_JSON = os.path.join(TESTDATA, "bench.json")
 MACHINE_TXT = os.path.join(TESTDATA, "machine.txt")
 PUBLISHED = os.path.join(HERE, "h200")
+MARKED = "# Chapter\n\nThe idea.\n\n<!-- results:begin -->\nstale\n<!-- results:end -->\n\nAfter.\n"
+# The f32 sum lead kernel of every chapter that has one, in chapter order.
+F32_SUM_LEADS = ["`reduce_naive`", "`reduce_convergent`", "`reduce_shared`", "`reduce_atomic`",
+                 "`reduce_coarsened`", "`reduce_warp_shuffle`", "`reduce_two_pass`"]
 
 sys.path.insert(0, HERE)
 import plot  # noqa: E402
-
-PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
 def run(*args):
     return subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=ROOT)
 
 
+def read(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
 def json_entries():
-    with open(BENCH_JSON, encoding="utf-8") as f:
-        return json.load(f)["benchmarks"]
+    return json.loads(read(BENCH_JSON))["benchmarks"]
 
 
-class TempDirTest(unittest.TestCase):
+def table_after(text, title):
+    """The cells of the Markdown table that follows a title line: header, then body rows."""
+    lines = text[text.index(title):].splitlines()[2:]
+    lines = lines[:next(i for i, line in enumerate(lines) if not line.startswith("|"))]
+    return [[cell.strip() for cell in line.strip("|").split("|")] for line in lines[:1] + lines[2:]]
+
+
+def cells(row, *fields):
+    """A row's fields as the tables print them."""
+    return [plot.CELL_FORMATS[field].format(row[field]) for field in fields]
+
+
+def ratio(row, other):
+    return f"{row['gbps'] / other['gbps']:.3f}"
+
+
+class Results(unittest.TestCase):
+    """A temporary tree shaped like the repository: results/h200/ holds bench.csv converted from
+    the test JSON and machine.txt; chapter folders go next to it."""
+
     def setUp(self):
         self.dir = tempfile.mkdtemp(prefix="plot_test_")
         self.addCleanup(shutil.rmtree, self.dir)
+        self.results = self.path("results", "h200")
+        self.csv = os.path.join(self.results, "bench.csv")
+        os.makedirs(self.results)
+        self.csv_run = run(PLOT, "csv", BENCH_JSON, self.csv)
+        self.assertEqual(self.csv_run.returncode, 0, self.csv_run.stderr)
+        shutil.copy(MACHINE_TXT, self.results)
+        self.rows = plot.read_csv(self.csv)
 
     def path(self, *names):
         return os.path.join(self.dir, *names)
 
-    def make_results_dir(self, name="run"):
-        """A results folder like results/<gpu>/: bench.csv converted from the test JSON, and
-        machine.txt."""
-        folder = self.path(name)
-        os.makedirs(folder)
-        done = run(PLOT, "csv", BENCH_JSON, os.path.join(folder, "bench.csv"))
-        self.assertEqual(done.returncode, 0, done.stderr)
-        shutil.copy(MACHINE_TXT, folder)
-        return folder
+    def row(self, kernel, n, op="sum", dtype="f32"):
+        return next(r for r in self.rows
+                    if (r["kernel"], r["op"], r["dtype"], r["n"]) == (kernel, op, dtype, n))
 
     def assertFailsCleanly(self, done, *fragments):
         """Exit status 2, a one-line message naming the problem, and no traceback."""
@@ -65,561 +97,384 @@ class TempDirTest(unittest.TestCase):
             self.assertIn(fragment, done.stderr)
 
 
-class TestData(TempDirTest):
+class TestCsv(Results):
     def test_testdata_matches_its_generator(self):
         # The committed inputs are what make_testdata.py writes: no hand edits drift in.
         done = run(os.path.join(TESTDATA, "make_testdata.py"), self.dir)
         self.assertEqual(done.returncode, 0, done.stderr)
         for name in ("bench.json", "machine.txt"):
-            with open(self.path(name), encoding="utf-8") as fresh, \
-                    open(os.path.join(TESTDATA, name), encoding="utf-8") as committed:
-                self.assertEqual(fresh.read(), committed.read(), name)
+            self.assertEqual(read(self.path(name)), read(os.path.join(TESTDATA, name)), name)
 
-
-class TestCsv(TempDirTest):
-    def convert(self):
-        out = self.path("bench.csv")
-        done = run(PLOT, "csv", BENCH_JSON, out)
-        self.assertEqual(done.returncode, 0, done.stderr)
-        with open(out, newline="", encoding="utf-8") as f:
-            return done, list(csv.reader(f))
-
-    def test_header_and_row_count(self):
-        _, lines = self.convert()
-        self.assertEqual(lines[0], plot.CSV_COLUMNS)
-        good = [e for e in json_entries() if not e.get("error_occurred")]
-        self.assertEqual(len(lines) - 1, len(good))
-
-    def test_error_rows_are_reported_and_left_out(self):
-        done, lines = self.convert()
+    def test_rows_and_the_failed_run(self):
+        self.assertEqual(read(self.csv).splitlines()[0], ",".join(plot.CSV_COLUMNS))
         failed = [e["name"] for e in json_entries() if e.get("error_occurred")]
         self.assertEqual(len(failed), 1)
-        self.assertIn("warning", done.stderr)
-        self.assertIn(failed[0], done.stderr)
-        chapter, kernel, op, dtype, n = failed[0].split("/")[:5]
-        self.assertNotIn([chapter, kernel, dtype, op, n], [line[:5] for line in lines])
-
-    def test_rows_are_sorted_and_typed(self):
-        _, lines = self.convert()
-        rows = [dict(zip(lines[0], line)) for line in lines[1:]]
-        keys = [(r["chapter"], plot.natural_key(r["kernel"]), r["op"], r["dtype"], int(r["n"]))
-                for r in rows]
-        self.assertEqual(keys, sorted(keys))
-        self.assertTrue(all(r["l2_resident"] in ("true", "false") for r in rows))
+        self.assertEqual(len(self.rows), len(json_entries()) - 1)
+        self.assertIn(failed[0], self.csv_run.stderr)
+        self.assertNotIn(("reduce_convergent", "sum", 2 ** 26),
+                         [(r["kernel"], r["op"], r["n"]) for r in self.rows])
         # The L2 flag follows the counter: 2^20 f32 (4 MiB) sits in L2, 2^28 (1 GiB) does not.
-        flag = {(r["chapter"], r["kernel"], r["op"], r["dtype"], r["n"]): r["l2_resident"]
-                for r in rows}
-        self.assertEqual(flag[("01_naive", "reduce_naive", "sum", "f32", str(2 ** 20))], "true")
-        self.assertEqual(flag[("01_naive", "reduce_naive", "sum", "f32", str(2 ** 28))], "false")
+        self.assertTrue(self.row("reduce_naive", 2 ** 20)["l2_resident"])
+        self.assertFalse(self.row("reduce_naive", 2 ** 28)["l2_resident"])
+
+    def test_variant_of_and_params_come_from_the_label_and_counters(self):
+        with open(self.csv, newline="", encoding="utf-8") as f:
+            got = {(r["kernel"], r["op"], int(r["n"])): (r["variant_of"], r["params"])
+                   for r in csv.DictReader(f)}
+        n = 2 ** 28
+        self.assertEqual(got["reduce_coarsened_x8", "sum", n], ("reduce_coarsened", "coarsening=8"))
+        self.assertEqual(got["reduce_coarsened", "max", n], ("", "coarsening=16"))
+        self.assertEqual(got["dot_fma", "dot", n], ("", "atomics=1;step=3"))
+        self.assertEqual(got["cub_sum", "sum", n], ("", ""))
+        # Keys sorted; a boolean is 0 or 1.
+        self.assertEqual(got["reduce_two_pass_plain_launch", "sum", 2 ** 14],
+                         ("reduce_two_pass",
+                          "early_launch=0;fixed_grid=1;l2_prefetch=0;unroll=8;vector_bytes=16"))
 
     def test_ratio_to_cub(self):
-        _, lines = self.convert()
-        rows = {(r["chapter"], r["kernel"], r["op"], r["dtype"], int(r["n"])): r
-                for r in (dict(zip(lines[0], line)) for line in lines[1:])}
-        gbps = {}
-        for e in json_entries():
-            if not e.get("error_occurred"):
-                chapter, kernel, op, dtype, n = e["name"].split("/")[:5]
-                gbps[(chapter, kernel, op, dtype, int(n))] = e["gbps"]
+        gbps = {tuple(e["name"].split("/")[:5]): e["gbps"] for e in json_entries() if "gbps" in e}
+        for r in self.rows:  # every row against its library's row at the same op, dtype and n
+            chapter, base = plot.baseline_for(r["op"], r["dtype"])
+            key = (chapter, base, r["op"], r["dtype"], str(r["n"]))
+            if key in gbps:
+                self.assertAlmostEqual(r["ratio_to_cub"], r["gbps"] / gbps[key], 6)
+            else:
+                self.assertIsNone(r["ratio_to_cub"])
+        self.assertEqual(plot.baseline_for("sum", "bf16"), ("09_cub_comparison", "cub_transform_reduce"))
+        self.assertEqual(plot.baseline_for("dot", "f32"), ("08_dot_product", "cublas_sdot"))
+        self.assertEqual(plot.baseline_for("dot", "bf16"), ("08_dot_product", "cub_transform_reduce"))
+        self.assertIsNone(self.row("reduce_naive", 2 ** 10, "max")["ratio_to_cub"])  # no cub_max there
+        self.assertEqual(self.row("cub_sum", 2 ** 28)["ratio_to_cub"], 1.0)
 
-        def expected(key, baseline):
-            chapter, kernel, op, dtype, n = key
-            return gbps[key] / gbps[(*baseline, op, dtype, n)]
-
-        def ratio(key):
-            return float(rows[key]["ratio_to_cub"])
-
-        n = 2 ** 28
-        # f32 sum against cub_sum; the baseline's own row is 1.
-        key = ("05_coarsened", "reduce_coarsened", "sum", "f32", n)
-        self.assertAlmostEqual(ratio(key), expected(key, ("09_cub_comparison", "cub_sum")), 6)
-        self.assertAlmostEqual(ratio(("09_cub_comparison", "cub_sum", "sum", "f32", n)), 1.0, 9)
-        # max against cub_max; half-precision sums against cub_transform_reduce; dot against
-        # cuBLAS.
-        key = ("01_naive", "reduce_naive", "max", "f32", 2 ** 20)
-        self.assertAlmostEqual(ratio(key), expected(key, ("09_cub_comparison", "cub_max")), 6)
-        for dtype in ("f16", "bf16"):
-            key = ("05_coarsened", "reduce_coarsened", "sum", dtype, n)
-            self.assertAlmostEqual(
-                ratio(key), expected(key, ("09_cub_comparison", "cub_transform_reduce")), 6)
-        key = ("08_dot_product", "dot_two_pass", "dot", "f32", n)
-        self.assertAlmostEqual(ratio(key), expected(key, ("08_dot_product", "cublas_sdot")), 6)
-        # A 16-bit dot product has no cuBLAS Sdot row: it is compared with CUB's TransformReduce.
-        key = ("08_dot_product", "dot_two_pass", "dot", "bf16", n)
-        self.assertAlmostEqual(ratio(key), expected(key, ("08_dot_product", "cub_transform_reduce")), 6)
-        # No cub_max row at 2^10: the ratio is empty, not zero or a guess.
-        self.assertEqual(rows[("01_naive", "reduce_naive", "max", "f32", 2 ** 10)]["ratio_to_cub"], "")
-        # Every ratio present is consistent with the rows' own gbps.
-        for key, r in rows.items():
-            if r["ratio_to_cub"]:
-                base = plot.baseline_for(key[2], key[3])
-                self.assertAlmostEqual(float(r["ratio_to_cub"]), expected(key, base), 6)
-
-    def test_machine_from_context(self):
-        out = self.path("machine.txt")
-        done = run(PLOT, "csv", BENCH_JSON, self.path("bench.csv"), "--machine", out)
-        self.assertEqual(done.returncode, 0, done.stderr)
-        machine = plot.read_machine(out)
-        self.assertEqual(machine["gpu"], "NVIDIA H200")
-        self.assertEqual(float(machine["l2_bytes"]), 62914560)
-
-    def test_benchmark_name_parsing(self):
-        self.assertEqual(
-            plot.parse_benchmark_name("01_naive/reduce_naive/sum/f32/1048576/iterations:1/manual_time"),
-            ("01_naive", "reduce_naive", "sum", "f32", 1048576))
-        with self.assertRaises(plot.InputError):
-            plot.parse_benchmark_name("BM_something/1024")
-
-
-class TestCharts(TempDirTest):
-    def test_every_chart_and_the_tables(self):
-        folder = self.make_results_dir()
-        done = run(PLOT, "charts", folder)
-        self.assertEqual(done.returncode, 0, done.stderr)
-        for name, _ in plot.CHARTS:
-            with open(os.path.join(folder, name), "rb") as f:
-                data = f.read()
-            self.assertGreater(len(data), 1000, name)
-            self.assertEqual(data[:8], PNG_SIGNATURE, name)
-
-        with open(os.path.join(folder, "tables.md"), encoding="utf-8") as f:
-            tables = f.read()
-        rows = plot.read_csv(os.path.join(folder, "bench.csv"))
-        for r in rows:  # every measured GB/s shows up, one decimal, starred when in L2
-            self.assertIn(f"| {r['gbps']:.1f}{'*' if r['l2_resident'] else ''} |", tables)
-        self.assertIn(plot.L2_FOOTNOTE, tables)
-        for section in ("## sum, f32", "## sum, f16", "## sum, bf16", "## max, f32", "## dot, f32"):
-            self.assertIn(section, tables)
-        self.assertIn("Time per call (µs), n ≤ 2^22", tables)
-        r = next(r for r in rows if (r["kernel"], r["dtype"], r["n"]) == ("reduce_naive", "f32", 2 ** 28))
-        self.assertIn(f"| {r['pct_peak']:.1f} |", tables)
-        self.assertIn(f"| {r['ratio_to_cub']:.3f} |", tables)
-
-    def test_sweep_variants_stay_out_of_the_charts(self):
-        # 05_coarsened's coarsening sweep (two sizes only) is in the tables, not the charts.
-        folder = self.make_results_dir()
-        done = run(PLOT, "charts", folder)
-        self.assertEqual(done.returncode, 0, done.stderr)
-        self.assertIn("05_coarsened/reduce_coarsened_x1, 05_coarsened/reduce_coarsened_x64",
-                      done.stdout)
-        with open(os.path.join(folder, "tables.md"), encoding="utf-8") as f:
-            self.assertIn("| 05_coarsened | `reduce_coarsened_x64` |", f.read())
-        kernels = {k for _, k in plot.kernels_of(plot.headline(
-            plot.read_csv(os.path.join(folder, "bench.csv"))))}
-        self.assertIn("reduce_coarsened", kernels)
-        self.assertNotIn("reduce_coarsened_x1", kernels)
-        self.assertIn("cublas_sdot", kernels)
-
-    def test_placeholders_when_rows_are_missing(self):
-        # Only f32 sums at one size, all L2-resident: the dtype and dot charts say there is
-        # nothing to show, the bar chart falls back to the largest n.
-        folder = self.make_results_dir()
-        rows = [r for r in plot.read_csv(os.path.join(folder, "bench.csv"))
-                if r["op"] == "sum" and r["dtype"] == "f32" and r["n"] == 2 ** 20]
-        plot.write_csv(rows, os.path.join(folder, "bench.csv"))
-        done = run(PLOT, "charts", folder)
-        self.assertEqual(done.returncode, 0, done.stderr)
-        for name, _ in plot.CHARTS:
-            with open(os.path.join(folder, name), "rb") as f:
-                self.assertEqual(f.read(8), PNG_SIGNATURE, name)
-        self.assertEqual(plot.pick_dram_n(rows)[0], 2 ** 20)
-        self.assertIn("2^28 not in bench.csv", plot.pick_dram_n(rows)[1])
-
-    @unittest.skipUnless(os.path.exists(os.path.join(PUBLISHED, "bench.csv")),
-                         "no published results/h200/bench.csv yet")
-    def test_published_h200_results(self):
-        # Into a copy, so the test never rewrites the published charts.
-        folder = self.path("h200")
-        shutil.copytree(PUBLISHED, folder)
-        done = run(PLOT, "charts", folder)
-        self.assertEqual(done.returncode, 0, done.stderr)
-        for name, _ in plot.CHARTS:
-            with open(os.path.join(folder, name), "rb") as f:
-                self.assertEqual(f.read(8), PNG_SIGNATURE, name)
-
-
-class TestCompare(TempDirTest):
-    def test_compare(self):
-        this = self.make_results_dir("this")
-        other = self.make_results_dir("other")
-        # The other run: every row at 80% of this run's bandwidth, and one row fewer.
-        rows = plot.read_csv(os.path.join(other, "bench.csv"))
-        for r in rows:
-            r["gbps"] *= 0.8
-        plot.write_csv(rows[1:], os.path.join(other, "bench.csv"))
-
-        done = run(PLOT, "compare", this, other)
-        self.assertEqual(done.returncode, 0, done.stderr)
-        with open(os.path.join(this, "compare.md"), encoding="utf-8") as f:
-            text = f.read()
-        self.assertEqual(done.stdout.strip(), text.strip())
-        self.assertIn("# this vs. other", text)
-        self.assertIn("| 1.25 |", text)   # 1 / 0.8
-        self.assertNotIn("| 1.00 |", text)
-        self.assertIn("Rows only in this: 1; only in other: 0.", text)
-
-        # The same through charts --compare.
-        os.remove(os.path.join(this, "compare.md"))
-        done = run(PLOT, "charts", this, "--compare", other)
-        self.assertEqual(done.returncode, 0, done.stderr)
-        self.assertTrue(os.path.exists(os.path.join(this, "compare.md")))
-
-    def test_compare_needs_the_other_csv(self):
-        this = self.make_results_dir("this")
-        self.assertFailsCleanly(run(PLOT, "compare", this, self.path("nowhere")), "cannot read")
-
-
-class TestMalformedInput(TempDirTest):
-    def charts_on(self, csv_text):
-        folder = self.path("bad")
-        os.makedirs(folder)
-        with open(os.path.join(folder, "bench.csv"), "w", encoding="utf-8") as f:
-            f.write(csv_text)
-        shutil.copy(MACHINE_TXT, folder)
-        return run(PLOT, "charts", folder)
-
-    def good_csv_lines(self):
-        folder = self.make_results_dir()
-        with open(os.path.join(folder, "bench.csv"), encoding="utf-8") as f:
-            return f.read().splitlines()
-
-    def test_empty_csv(self):
-        self.assertFailsCleanly(self.charts_on(""), "empty")
-
-    def test_header_only(self):
-        self.assertFailsCleanly(self.charts_on(",".join(plot.CSV_COLUMNS) + "\n"), "no data rows")
-
-    def test_missing_column(self):
-        lines = self.good_csv_lines()
-        cut = [",".join(line.split(",")[:-1]) for line in lines]  # drop ratio_to_cub
-        self.assertFailsCleanly(self.charts_on("\n".join(cut) + "\n"), "ratio_to_cub")
-
-    def test_non_numeric_value(self):
-        lines = self.good_csv_lines()
-        fields = lines[1].split(",")
-        fields[plot.CSV_COLUMNS.index("gbps")] = "fast"
-        self.assertFailsCleanly(self.charts_on("\n".join([lines[0], ",".join(fields)]) + "\n"),
-                                "gbps", "not a number")
-
-    def test_missing_files(self):
-        self.assertFailsCleanly(run(PLOT, "charts", self.path("nowhere")), "cannot read")
-        self.assertFailsCleanly(run(PLOT, "csv", self.path("none.json"), self.path("o.csv")),
-                                "cannot read")
-        folder = self.make_results_dir()
-        os.remove(os.path.join(folder, "machine.txt"))
-        self.assertFailsCleanly(run(PLOT, "charts", folder), "machine.txt")
+    def test_kernels_ordered_by_params_libraries_last(self):
+        order = [k for c, k in plot.kernels_of(self.rows) if c in ("05_coarsened", "08_dot_product")]
+        self.assertEqual(order, ["reduce_coarsened_x1", "reduce_coarsened_x8", "reduce_coarsened",
+                                 "reduce_coarsened_x64", "dot_shared", "dot_coarsened", "dot_fma",
+                                 "dot_two_pass", "cub_transform_reduce", "cublas_sdot"])
 
     def test_bad_json(self):
         for text, message in (("{not json", "not valid JSON"),
                               ('{"context": {}}', "no 'benchmarks' list"),
-                              ('{"benchmarks": []}', "no successful benchmark rows")):
-            with open(self.path("b.json"), "w", encoding="utf-8") as f:
-                f.write(text)
-            self.assertFailsCleanly(run(PLOT, "csv", self.path("b.json"), self.path("o.csv")),
-                                    message)
-
-    def test_machine_without_dram_bandwidth(self):
-        folder = self.make_results_dir()
-        with open(os.path.join(folder, "machine.txt"), "w", encoding="utf-8") as f:
-            f.write("gpu: NVIDIA H200\nl2_bytes: 62914560\n")
-        self.assertFailsCleanly(run(PLOT, "charts", folder), "dram_gbps")
+                              ('{"benchmarks": []}', "no successful benchmark rows"),
+                              ('{"benchmarks": [{"name": "BM_x/1024"}]}', "<chapter>/<kernel>"),
+                              ('{"benchmarks": [{"name": "a/b/sum/f32/1", "n": 1}]}', "'bytes'")):
+            write(self.path("b.json"), text)
+            self.assertFailsCleanly(run(PLOT, "csv", self.path("b.json"), self.path("o.csv")), message)
+        self.assertFailsCleanly(run(PLOT, "csv", self.path("none.json"), self.path("o.csv")),
+                                "cannot read")
 
 
-class TestUpdateReadme(TempDirTest):
-    def readme(self, text):
-        path = self.path("README.md")
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
-        return path
+class TestCharts(Results):
+    def test_charts_and_tables(self):
+        self.assertEqual(run(PLOT, "tables", self.results).returncode, 0)
+        tables = read(os.path.join(self.results, "tables.md"))
+        done = run(PLOT, "charts", self.results)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual(read(os.path.join(self.results, "tables.md")), tables)  # the same tables
+        for name, _ in plot.CHARTS:
+            with open(os.path.join(self.results, name), "rb") as f:
+                self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n", name)
+        # The variants (rows with variant_of) stay out of the charts, and are named; lessons are not.
+        self.assertIn("charts leave out the variants (tables.md has them): "
+                      "05_coarsened/reduce_coarsened_x1, 05_coarsened/reduce_coarsened_x8, "
+                      "05_coarsened/reduce_coarsened_x64, 07_two_pass/", done.stdout)
+        self.assertNotIn("dot_fma", done.stdout)
+        for r in self.rows:  # every measured GB/s shows up, one decimal, starred when in L2
+            self.assertIn(f"| {r['gbps']:.1f}{'*' if r['l2_resident'] else ''} |", tables)
+        sections = [line for line in tables.splitlines() if line.startswith("## ")]
+        self.assertEqual(sections, ["## sum, f32", "## max, f32", "## argmax, f32", "## dot, f32",
+                                    "## sum, f16", "## sum, bf16", "## dot, bf16"])
+        ratios = table_after(tables, "### Ratio to `cub_sum`")
+        line = next(line for line in ratios if line[1] == "`reduce_coarsened_x8`")
+        self.assertEqual(line[ratios[0].index("2^28")],
+                         cells(self.row("reduce_coarsened_x8", 2 ** 28), "ratio_to_cub")[0])
 
+    def test_placeholders_when_rows_are_missing(self):
+        # Only f32 sums at one size, all L2-resident: the dtype and dot charts say there is
+        # nothing to show, the bar chart falls back to the largest n.
+        rows = [r for r in self.rows if (r["op"], r["dtype"], r["n"]) == ("sum", "f32", 2 ** 20)]
+        plot.write_csv(rows, self.csv)
+        done = run(PLOT, "charts", self.results)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        for name, _ in plot.CHARTS:
+            self.assertGreater(os.path.getsize(os.path.join(self.results, name)), 1000, name)
+        self.assertEqual(plot.pick_dram_n(rows), (2 ** 20, "largest measured; 2^28 not in bench.csv"))
+
+    @unittest.skipUnless(os.path.exists(os.path.join(PUBLISHED, "bench.csv")), "no results/h200")
+    def test_published_h200_results(self):
+        folder = self.path("published")
+        shutil.copytree(PUBLISHED, folder)  # a copy: the test never rewrites the published charts
+        done = run(PLOT, "charts", folder)
+        self.assertEqual(done.returncode, 0, done.stderr)
+
+
+class TestCompare(Results):
+    def other_run(self, scale, columns=plot.CSV_COLUMNS):
+        """Another results folder: the first row left out, every GB/s times scale, only `columns`."""
+        with open(self.csv, newline="", encoding="utf-8") as f:
+            rows = list(csv.DictReader(f))[1:]
+        os.makedirs(self.path("other"))
+        with open(self.path("other", "bench.csv"), "w", newline="", encoding="utf-8") as f:
+            out = csv.DictWriter(f, columns, extrasaction="ignore")
+            out.writeheader()
+            out.writerows(dict(r, gbps=float(r["gbps"]) * scale) for r in rows)
+        return self.path("other")
+
+    def test_compare(self):
+        done = run(PLOT, "compare", self.results, self.other_run(0.8))
+        self.assertEqual(done.returncode, 0, done.stderr)
+        text = read(os.path.join(self.results, "compare.md"))
+        self.assertEqual(done.stdout.strip(), text.strip())
+        self.assertIn("# h200 vs. other", text)
+        # Every size of the f32 sum (x8: 2^20 and 2^28 only), then the geometric mean.
+        self.assertIn("| 05_coarsened | `reduce_coarsened_x8` | — | — | 1.250* | — | — | 1.250 | — "
+                      "| 1.25 |", text)
+        self.assertNotIn("| 1.00 |", text)
+        self.assertIn("Rows only in h200: 1; only in other: 0.", text)
+
+    def test_compare_with_a_run_from_before_variant_of_and_params(self):
+        other = self.other_run(0.5, [c for c in plot.CSV_COLUMNS if c not in plot.OPTIONAL_COLUMNS])
+        self.assertNotIn("variant_of", read(os.path.join(other, "bench.csv")))
+        done = run(PLOT, "compare", self.results, other)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn("| 09_cub_comparison | `cub_sum` | 2.000* |", done.stdout)
+        self.assertFailsCleanly(run(PLOT, "compare", self.results, self.path("nowhere")), "cannot read")
+
+
+class TestMalformedInput(Results):
+    def charts_on(self, lines):
+        write(self.csv, "\n".join(lines) + "\n")
+        return run(PLOT, "charts", self.results)
+
+    def test_bad_csv(self):
+        lines = read(self.csv).splitlines()
+
+        def with_field(column, value):
+            fields = lines[1].split(",")
+            fields[plot.CSV_COLUMNS.index(column)] = value
+            return [lines[0], ",".join(fields)]
+
+        self.assertFailsCleanly(self.charts_on([""]), "empty")
+        self.assertFailsCleanly(self.charts_on(lines[:1]), "no data rows")
+        cut = [",".join(line.split(",")[:-3]) for line in lines]  # no ratio_to_cub and after
+        self.assertFailsCleanly(self.charts_on(cut), "lacks column(s): ratio_to_cub")
+        self.assertFailsCleanly(self.charts_on(with_field("gbps", "fast")), "gbps", "not a number")
+        self.assertFailsCleanly(self.charts_on(with_field("params", "unroll")), "params", "key=number")
+        self.assertFailsCleanly(self.charts_on(lines[:2] + lines[1:2]), "duplicate row")
+
+    def test_bad_machine(self):
+        os.remove(os.path.join(self.results, "machine.txt"))
+        self.assertFailsCleanly(run(PLOT, "charts", self.results), "cannot read", "machine.txt")
+        write(os.path.join(self.results, "machine.txt"), "gpu: NVIDIA H200\nl2_bytes: 62914560\n")
+        self.assertFailsCleanly(run(PLOT, "charts", self.results), "dram_gbps")
+        self.assertFailsCleanly(run(PLOT, "charts", self.path("nowhere")), "cannot read")
+
+
+class TestTopReadme(Results):
     def test_replaces_the_section(self):
-        folder = self.make_results_dir(os.path.join("results", "h200"))
-        self.assertEqual(run(PLOT, "charts", folder).returncode, 0)
-        path = self.readme("# Reductions\n\nBefore.\n\n<!-- results:begin -->\nstale numbers\n"
-                           "<!-- results:end -->\n\nAfter.\n")
-        done = run(UPDATE_README, path, folder)
+        self.assertEqual(run(PLOT, "charts", self.results).returncode, 0)
+        path = self.path("README.md")
+        write(path, "# Reductions\n\n<!-- results:begin -->\nstale\n<!-- results:end -->\n\nAfter.\n")
+        done = run(UPDATE_README, path, self.results)
         self.assertEqual(done.returncode, 0, done.stderr)
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-        self.assertTrue(text.startswith("# Reductions\n\nBefore.\n\n<!-- results:begin -->\n"))
-        self.assertTrue(text.endswith("<!-- results:end -->\n\nAfter.\n"))
-        self.assertNotIn("stale numbers", text)
-        self.assertIn("NVIDIA H200", text)
-        self.assertIn("results/h200/bench.csv", text)            # relative to the README
-        self.assertIn("](results/h200/bandwidth_vs_n.png)", text)
-        self.assertIn("](results/h200/roofline.png)", text)
-        self.assertIn("n = 2^20 (L2-resident)", text)
-        rows = {(r["kernel"], r["n"]): r for r in plot.read_csv(os.path.join(folder, "bench.csv"))
-                if r["op"] == "sum" and r["dtype"] == "f32"}
-        big, small = rows[("reduce_shuffle", 2 ** 28)], rows[("reduce_shuffle", 2 ** 20)]
-        self.assertIn(f"| `reduce_shuffle` | {big['gbps']:.1f} | {big['pct_peak']:.1f} | "
-                      f"{big['ratio_to_cub']:.3f} | {small['gbps']:.1f}* |", text)
+        text = read(path)
+        self.assertTrue(text.startswith("# Reductions\n\n<!-- results:begin -->\nMeasured on "
+                                        "**NVIDIA H200**. Generated by `scripts/update_readme.py` from "
+                                        "[`results/h200/bench.csv`](results/h200/bench.csv)"))
+        self.assertTrue(text.endswith("[`results/h200/tables.md`](results/h200/tables.md).\n"
+                                      "<!-- results:end -->\n\nAfter.\n"))
+        for name, alt in plot.CHARTS:
+            self.assertIn(f"![{alt}](results/h200/{name})", text)
+        # One line per chapter's lead kernel, the library last; no variant.
+        table = table_after(text, "f32 sum per chapter")
+        self.assertEqual(table[0][2:], ["GB/s, n = 2^28", "% of peak", "× CUB",
+                                        "GB/s, n = 2^20 (L2-resident)", "% of peak", "× CUB"])
+        self.assertEqual([line[1] for line in table[1:]], F32_SUM_LEADS + ["`cub_sum`"])
+        fields = ("gbps", "pct_peak", "ratio_to_cub")
+        self.assertEqual(table[6][2:], cells(self.row("reduce_warp_shuffle", 2 ** 28), *fields) +
+                         [c + "*" for c in cells(self.row("reduce_warp_shuffle", 2 ** 20), *fields)])
+        self.assertEqual(run(UPDATE_README, path, self.results).returncode, 0)
+        self.assertEqual(read(path), text)  # running it again changes nothing
 
-        # Running it again changes nothing.
-        self.assertEqual(run(UPDATE_README, path, folder).returncode, 0)
-        with open(path, encoding="utf-8") as f:
-            self.assertEqual(f.read(), text)
-
-    def test_without_markers(self):
-        folder = self.make_results_dir()
-        path = self.readme("# Reductions\n\nNo markers here.\n")
-        self.assertFailsCleanly(run(UPDATE_README, path, folder), "results:begin")
-        with open(path, encoding="utf-8") as f:
-            self.assertEqual(f.read(), "# Reductions\n\nNo markers here.\n")
-
-    def test_markers_in_the_wrong_order(self):
-        folder = self.make_results_dir()
-        path = self.readme("<!-- results:end -->\n<!-- results:begin -->\n")
-        self.assertFailsCleanly(run(UPDATE_README, path, folder), "comes before")
+    def test_markers(self):
+        for text, message in (("# No markers here.\n", "results:begin"),
+                              ("<!-- results:end -->\n<!-- results:begin -->\n", "comes before")):
+            write(self.path("README.md"), text)
+            self.assertFailsCleanly(run(UPDATE_README, self.path("README.md"), self.results), message)
+            self.assertEqual(read(self.path("README.md")), text)
 
 
-class TestUpdateChapterReadme(TempDirTest):
-    """scripts/update_readme.py --chapter and --all, in a temporary tree shaped like the
-    repository: results/h200/ and NN_name/ chapter folders side by side."""
+class TestChapterReadme(Results):
+    def chapter(self, name, text=MARKED):
+        write(self.path(name, "README.md"), text)
+        return self.path(name)
 
-    MARKED = ("# Chapter\n\nThe idea.\n\n<!-- results:begin -->\nstale\n<!-- results:end -->\n\n"
-              "After.\n")
-
-    def setUp(self):
-        super().setUp()
-        self.results = self.make_results_dir(os.path.join("results", "h200"))
-        self.rows = plot.read_csv(os.path.join(self.results, "bench.csv"))
-
-    def chapter(self, name, text=MARKED, coarsen=None):
-        folder = self.path(name)
-        os.makedirs(folder, exist_ok=True)
-        with open(os.path.join(folder, "README.md"), "w", encoding="utf-8") as f:
-            f.write(text)
-        if coarsen is not None:
-            with open(os.path.join(folder, "reduce.cuh"), "w", encoding="utf-8") as f:
-                f.write(f"namespace ch {{\nconstexpr unsigned kCoarsen = {coarsen};\n}}\n")
-        return folder
-
-    def update(self, folder):
-        done = run(UPDATE_README, "--chapter", folder, self.results)
+    def update(self, name):
+        done = run(UPDATE_README, "--chapter", self.chapter(name), self.results)
         self.assertEqual(done.returncode, 0, done.stderr)
-        with open(os.path.join(folder, "README.md"), encoding="utf-8") as f:
-            return done, f.read()
+        return read(self.path(name, "README.md"))
 
-    def row(self, chapter, kernel, op, n):
-        return next(r for r in self.rows if (r["chapter"], r["kernel"], r["op"], r["dtype"], r["n"])
-                    == (chapter, kernel, op, "f32", n))
-
-    @staticmethod
-    def table_after(text, title):
-        """The Markdown table lines that follow a bold title line."""
-        lines = text[text.index(title):].splitlines()[2:]
-        return lines[:next(i for i, line in enumerate(lines) if not line.startswith("|"))]
-
-    def test_chapter_tables(self):
-        folder = self.chapter("03_shared")
-        _, text = self.update(folder)
-        self.assertTrue(text.startswith("# Chapter\n\nThe idea.\n\n<!-- results:begin -->\n"))
-        self.assertTrue(text.endswith("<!-- results:end -->\n\nAfter.\n"))
-        self.assertNotIn("stale", text)
-        for op, cub in (("sum", "cub_sum"), ("max", "cub_max")):
-            table = self.table_after(text, f"**f32 {op}**, `reduce_shared`")
-            self.assertEqual(table[0], "| n | input | memory | time per call (µs) | GB/s | "
-                                       "% of DRAM peak | vs. 02_convergent (GB/s ratio) | "
-                                       f"× `{cub}` |")
-            self.assertEqual(len(table), 2 + 5)  # header, alignment, 2^20, 2^24, 2^26, 2^28, 2^30
-            for line, n, memory, size in zip(table[2:], (2 ** 20, 2 ** 24, 2 ** 26, 2 ** 28, 2 ** 30),
-                                             ("L2-resident", "L2-resident", "DRAM", "DRAM", "DRAM"),
-                                             ("4 MiB", "64 MiB", "256 MiB", "1 GiB", "4 GiB")):
-                r = self.row("03_shared", "reduce_shared", op, n)
-                # 02's sum at 2^26 failed its check in the synthetic run: no ratio there.
-                prev = next((p for p in self.rows if (p["chapter"], p["op"], p["dtype"], p["n"])
-                             == ("02_convergent", op, "f32", n)), None)
-                vs_prev = f"{r['gbps'] / prev['gbps']:.3f}" if prev else "—"
-                self.assertEqual(r["l2_resident"], memory == "L2-resident")  # as the CSV says
-                self.assertEqual(line, f"| 2^{n.bit_length() - 1} | {size} | {memory} | "
-                                       f"{r['time_us']:.2f} | {r['gbps']:.1f} | "
-                                       f"{r['pct_peak']:.1f} | {vs_prev} | "
-                                       f"{r['ratio_to_cub']:.3f} |")
-        # Under every table: the GPU, the CSV (linked relative to the chapter) and the command.
+    def test_lead_table(self):
+        text = self.update("03_shared")
+        self.assertTrue(text.startswith("# Chapter\n\nThe idea.\n\n<!-- results:begin -->\nMeasured on "))
+        self.assertTrue(text.endswith(" rerun the script instead.*\n<!-- results:end -->\n\nAfter.\n"))
+        # Under the f32 sum and max tables: the GPU and the CSV, linked relative to the chapter.
         self.assertEqual(text.count("*NVIDIA H200. Generated from [`results/h200/bench.csv`]"
-                                    "(../results/h200/bench.csv) by `scripts/update_readme.py "
-                                    "--chapter`"), 2)
-        self.assertNotIn("Coarsening", text)
-        # Running it again changes nothing.
-        self.assertEqual(self.update(folder)[1], text)
+                                    "(../results/h200/bench.csv) by `scripts/update_readme.py --chapter`"), 2)
+        for op, cub in (("sum", "cub_sum"), ("max", "cub_max")):
+            table = table_after(text, f"**f32 {op}**, `reduce_shared`")
+            self.assertEqual(table[0], ["n", "input", "memory", "time per call (µs)", "GB/s",
+                                        "% of DRAM peak", "vs. 02_convergent (GB/s ratio)", f"× `{cub}`"])
+            self.assertEqual([line[:3] for line in table[1:]],
+                             [["2^20", "4 MiB", "L2-resident"], ["2^24", "64 MiB", "L2-resident"],
+                              ["2^26", "256 MiB", "DRAM"], ["2^28", "1 GiB", "DRAM"],
+                              ["2^30", "4 GiB", "DRAM"]])
+            for line in table[1:]:
+                r = self.row("reduce_shared", 2 ** int(line[0][2:]), op)
+                prev = next((p for p in self.rows if (p["kernel"], p["op"], p["n"])
+                             == ("reduce_convergent", op, r["n"])), None)
+                # 02's sum at 2^26 failed its check in the synthetic run: no ratio there.
+                self.assertEqual(line[3:], cells(r, "time_us", "gbps", "pct_peak") +
+                                 [ratio(r, prev) if prev else "—"] + cells(r, "ratio_to_cub"))
+        self.assertEqual(self.update("03_shared"), text)  # running it again changes nothing
 
     def test_first_chapter_has_no_previous_column(self):
-        _, text = self.update(self.chapter("01_naive"))
+        text = self.update("01_naive")
         self.assertNotIn("vs. ", text)
-        table = self.table_after(text, "**f32 sum**, `reduce_naive`")
-        r = self.row("01_naive", "reduce_naive", "sum", 2 ** 28)
-        self.assertIn(f"| 2^28 | 1 GiB | DRAM | {r['time_us']:.2f} | {r['gbps']:.1f} | "
-                      f"{r['pct_peak']:.1f} | {r['ratio_to_cub']:.3f} |", table)
-
-    def test_only_the_sections_the_chapter_measured(self):
-        # 06_warp_shuffle has f32 sums only: no max table; its previous chapter is 05.
-        _, text = self.update(self.chapter("06_warp_shuffle"))
-        self.assertIn("**f32 sum**, `reduce_shuffle`", text)
-        self.assertNotIn("**f32 max**", text)
-        self.assertIn("vs. 05_coarsened (GB/s ratio)", text)
-
-    def test_coarsening_sweep(self):
-        folder = self.chapter("05_coarsened", coarsen=16)
-        _, text = self.update(folder)
-        # The main tables hold the main kernel only, the variants form the sweep.
-        main = self.table_after(text, "**f32 sum**, `reduce_coarsened`")
-        self.assertFalse(any("_x" in line for line in main))
-        self.assertIn("**f32 max**, `reduce_coarsened`", text)
-        self.assertIn("vs. 04_multiblock_atomic (GB/s ratio)", main[0])
-        sweep = self.table_after(text, "**Coarsening factor sweep**")
-        self.assertIn("`reduce_coarsened` itself is factor 16", text)
-        self.assertEqual(sweep[0], "| factor | kernel | GB/s, n = 2^20 (L2-resident) | "
-                                   "% of DRAM peak | GB/s, n = 2^28 (DRAM) | % of DRAM peak |")
-        # Ordered by factor, the main kernel in its place among the variants.
-        self.assertEqual([line.split(" | ")[0] for line in sweep[2:]],
-                         ["| 1", "| 8", "| 16 (main)", "| 64"])
-        for line, kernel in zip(sweep[2:], ("reduce_coarsened_x1", "reduce_coarsened_x8",
-                                            "reduce_coarsened", "reduce_coarsened_x64")):
-            small = self.row("05_coarsened", kernel, "sum", 2 ** 20)
-            big = self.row("05_coarsened", kernel, "sum", 2 ** 28)
-            self.assertTrue(line.endswith(f" | `{kernel}` | {small['gbps']:.1f} | "
-                                          f"{small['pct_peak']:.1f} | {big['gbps']:.1f} | "
-                                          f"{big['pct_peak']:.1f} |"), line)
-        # f32 sum, f32 max, f16 sum, bf16 sum, and the sweep
-        self.assertEqual(text.count("by `scripts/update_readme.py --chapter`"), 5)
-        self.assertIn("**f16 sum**, `reduce_coarsened`", text)
+        self.assertEqual(table_after(text, "**f32 sum**, `reduce_naive`")[0][-1], "× `cub_sum`")
         self.assertNotIn("**Small n**", text)  # chapters before 06 have none
 
-    def test_variants_and_small_n(self):
-        _, text = self.update(self.chapter("06_warp_shuffle"))
-        main = self.table_after(text, "**f32 sum**, `reduce_shuffle`")
-        self.assertFalse(any("unroll8" in line or "plain_launch" in line for line in main))
-        variants = self.table_after(text, "**Variants of `reduce_shuffle`**")
-        self.assertEqual(variants[0], "| kernel | GB/s, n = 2^20 (L2-resident) | % of peak | × CUB | "
-                                      "GB/s, n = 2^28 (DRAM) | % of peak | × CUB |")
-        self.assertEqual(len(variants), 2 + 2)  # the main kernel and reduce_shuffle_unroll8
-        r = self.row("06_warp_shuffle", "reduce_shuffle_unroll8", "sum", 2 ** 28)
-        self.assertTrue(variants[3].startswith("| `reduce_shuffle_unroll8` |"))
-        self.assertTrue(variants[3].endswith(f" | {r['gbps']:.1f} | {r['pct_peak']:.1f} | "
-                                             f"{r['ratio_to_cub']:.3f} |"), variants[3])
-        small = self.table_after(text, "**Small n**")
-        self.assertEqual(small[0], "| n | `reduce_shuffle` (µs) | `reduce_shuffle_plain_launch` (µs) | "
-                                   "`cub_sum` (µs) | CUB time ÷ this chapter's |")
-        mine = self.row("06_warp_shuffle", "reduce_shuffle", "sum", 2 ** 14)
-        plain = self.row("06_warp_shuffle", "reduce_shuffle_plain_launch", "sum", 2 ** 14)
-        cub = self.row("09_cub_comparison", "cub_sum", "sum", 2 ** 14)
-        self.assertIn(f"| 2^14 | {mine['time_us']:.2f} | {plain['time_us']:.2f} | {cub['time_us']:.2f} | "
-                      f"{cub['time_us'] / mine['time_us']:.3f} |", small)
-        self.assertIn("| 2^20 | ", "\n".join(small))  # sizes without the variant show a dash
-        self.assertIn(" | — | ", next(line for line in small if line.startswith("| 2^20 ")))
+    def test_variants_table_sorted_by_the_param_that_varies(self):
+        text = self.update("05_coarsened")
+        self.assertEqual([line for line in text.splitlines() if line.startswith("**")],
+                         ["**f32 sum**, `reduce_coarsened`", "**f32 max**, `reduce_coarsened`",
+                          "**f16 sum**, `reduce_coarsened`", "**bf16 sum**, `reduce_coarsened`",
+                          "**Variants of `reduce_coarsened`**, f32 sum: the settings in which they "
+                          "differ, and their GB/s against `reduce_coarsened`'s and `cub_sum`'s at the "
+                          "same n."])
+        table = table_after(text, "**Variants of")
+        self.assertEqual(table[0], ["kernel", "coarsening"] + [
+            cell for n in ("2^20 (L2-resident)", "2^28 (DRAM)")
+            for cell in (f"GB/s, n = {n}", "× `reduce_coarsened`", "× `cub_sum`")])
+        self.assertEqual([line[:2] for line in table[1:]],
+                         [["`reduce_coarsened_x1`", "1"], ["`reduce_coarsened_x8`", "8"],
+                          ["`reduce_coarsened`", "16"], ["`reduce_coarsened_x64`", "64"]])
+        for line in table[1:]:
+            for i, n in enumerate((2 ** 20, 2 ** 28)):
+                r, lead = self.row(line[0].strip("`"), n), self.row("reduce_coarsened", n)
+                self.assertEqual(line[2 + 3 * i:5 + 3 * i],
+                                 cells(r, "gbps") + [ratio(r, lead)] + cells(r, "ratio_to_cub"))
+        # The lead kernel's own tables hold the lead kernel only.
+        self.assertNotIn("_x", text[:text.index("**Variants of")])
 
-    def test_dot_chapter_steps_table(self):
-        folder = self.chapter("08_dot_product")
-        with open(os.path.join(folder, "reduce.cuh"), "w", encoding="utf-8") as f:
-            f.write("// dot_shared, then dot_fma, then dot_two_pass\n")
-        _, text = self.update(folder)
+    def test_variants_table_columns_are_the_params_that_differ(self):
+        text = self.update("07_two_pass")
+        table = table_after(text, "**Variants of `reduce_two_pass`**")
+        # early_launch is 1 in every kernel shown: no column. The plain launch, measured at
+        # small n only, is in the small-n table instead.
+        self.assertEqual(table[0][:5], ["kernel", "fixed_grid", "l2_prefetch", "unroll", "vector_bytes"])
+        self.assertEqual(table[0][5:], [cell for n in ("2^20 (L2-resident)", "2^28 (DRAM)") for cell in
+                                        (f"GB/s, n = {n}", "× `reduce_two_pass`", "× `cub_sum`")])
+        self.assertEqual([line[:5] for line in table[1:]],
+                         [["`reduce_two_pass_growing_grid`", "0", "0", "8", "16"],
+                          ["`reduce_two_pass_unroll4`", "1", "0", "4", "16"],
+                          ["`reduce_two_pass`", "1", "0", "8", "16"],
+                          ["`reduce_two_pass_unroll16`", "1", "0", "16", "16"],
+                          ["`reduce_two_pass_scalar_loads`", "1", "0", "32", "4"],
+                          ["`reduce_two_pass_unroll8_l2prefetch`", "1", "1", "8", "16"]])
+        small = table_after(text, "**Small n**")
+        self.assertEqual(small[0], ["n", "`reduce_two_pass` (µs)", "`reduce_two_pass_plain_launch` (µs)",
+                                    "`cub_sum` (µs)", "CUB time ÷ this chapter's"])
+        mine, plain, cub = (self.row(k, 2 ** 14) for k in
+                            ("reduce_two_pass", "reduce_two_pass_plain_launch", "cub_sum"))
+        self.assertIn(["2^14"] + [c for r in (mine, plain, cub) for c in cells(r, "time_us")] +
+                      [f"{cub['time_us'] / mine['time_us']:.3f}"], small)
+        lead = self.row("reduce_two_pass", 2 ** 20)
+        self.assertEqual(small[-1][:3], ["2^20"] + cells(lead, "time_us") + ["—"])
+        self.assertIn("**f32 argmax**, `reduce_two_pass`", text)
+
+    def test_small_n_without_variants(self):
+        text = self.update("06_warp_shuffle")
+        self.assertNotIn("**f32 max**", text)  # 06 measured f32 sums only
+        self.assertNotIn("Variants", text)
+        self.assertIn("vs. 05_coarsened (GB/s ratio)", text)
+        small = table_after(text, "**Small n**")
+        self.assertEqual(small[0], ["n", "`reduce_warp_shuffle` (µs)", "`cub_sum` (µs)",
+                                    "CUB time ÷ this chapter's"])
+        self.assertEqual([line[0] for line in small[1:]], ["2^10", "2^14", "2^20"])  # those measured
+
+    def test_steps_in_the_order_of_param_step(self):
+        text = self.update("08_dot_product")
         self.assertIn("GB/s: the bytes of both vectors read once", text)
-        self.assertIn("`× cublas_sdot` and `× cub_transform_reduce`: this chapter's GB/s divided by "
-                      "that library kernel's in the same run", text)
         self.assertNotIn("vs. ", text)  # 07 measured no dot product
-        steps = self.table_after(text, "**f32 dot, every step**")
-        # The steps in the order reduce.cuh names them, then the libraries.
-        self.assertEqual([line.split(" | ")[0] for line in steps[2:]],
-                         ["| `dot_shared`", "| `dot_fma`", "| `dot_two_pass`", "| `cub_transform_reduce`",
-                          "| `cublas_sdot`"])
-        self.assertTrue(steps[0].startswith("| kernel | GB/s, n = 2^20 (L2-resident) | % of peak | "
-                                            "× `cublas_sdot` |"), steps[0])
-        for line, kernel in zip(steps[2:], ("dot_shared", "dot_fma", "dot_two_pass")):
-            r = self.row("08_dot_product", kernel, "dot", 2 ** 28)
-            self.assertIn(f" | {r['gbps']:.1f} | {r['pct_peak']:.1f} | {r['ratio_to_cub']:.3f} | ", line + " ")
-        # The last step, measured for f32 and bf16, gets the detailed tables; the others do not.
-        self.assertIn("**f32 dot**, `dot_two_pass`", text)
-        self.assertIn("**bf16 dot**, `dot_two_pass`", text)
-        self.assertNotIn("**f32 dot**, `dot_fma`", text)
-        self.assertNotIn("**f32 dot**, `cublas_sdot`", text)
-        detail = self.table_after(text, "**f32 dot**, `dot_two_pass`")
-        self.assertEqual(detail[0], "| n | input | memory | time per call (µs) | GB/s | % of DRAM peak | "
-                                    "× `cublas_sdot` |")
-        r = self.row("08_dot_product", "dot_two_pass", "dot", 2 ** 28)
-        self.assertIn(f"| 2^28 | 2 GiB | DRAM | {r['time_us']:.2f} | {r['gbps']:.1f} | {r['pct_peak']:.1f} | "
-                      f"{r['ratio_to_cub']:.3f} |", detail)
+        steps = table_after(text, "**f32 dot, every step**")
+        self.assertEqual(steps[0][:6], ["kernel", "atomics", "step", "GB/s, n = 2^20 (L2-resident)",
+                                        "× `dot_two_pass`", "× `cublas_sdot`"])
+        self.assertEqual([line[:3] for line in steps[1:]],
+                         [["`dot_shared`", "0", "1"], ["`dot_coarsened`", "1", "2"], ["`dot_fma`", "1", "3"],
+                          ["`dot_two_pass`", "0", "4"], ["`cub_transform_reduce`", "—", "—"],
+                          ["`cublas_sdot`", "—", "—"]])
+        r, lead = self.row("dot_fma", 2 ** 30, "dot"), self.row("dot_two_pass", 2 ** 30, "dot")
+        self.assertEqual(steps[3][-3:], cells(r, "gbps") + [ratio(r, lead)] + cells(r, "ratio_to_cub"))
+        # The last step is the lead kernel: its own table for each dtype; the others get none.
+        self.assertEqual([line for line in text.splitlines() if line.startswith("**")],
+                         ["**f32 dot, every step**, and the libraries measured beside them",
+                          "**f32 dot**, `dot_two_pass`", "**bf16 dot**, `dot_two_pass`"])
+        detail = table_after(text, "**bf16 dot**, `dot_two_pass`")
+        r = self.row("dot_two_pass", 2 ** 28, "dot", "bf16")
+        self.assertIn(["2^28", "1 GiB", "DRAM"] + cells(r, "time_us", "gbps", "pct_peak", "ratio_to_cub"),
+                      detail)
+        self.assertEqual(detail[0][-1], "× `cub_transform_reduce`")
 
-    def test_cub_chapter_compares_every_chapter(self):
-        _, text = self.update(self.chapter("09_cub_comparison"))
-        table = self.table_after(text, "**f32 sum** against `cub_sum`")
-        sizes = sorted({r["n"] for r in self.rows if r["kernel"] == "cub_sum"})
-        self.assertEqual(table[0], "| chapter | kernel | " + " | ".join(
-            f"2^{n.bit_length() - 1}" + ("*" if self.row("09_cub_comparison", "cub_sum", "sum", n)["l2_resident"]
-                                         else "") for n in sizes) + " |")
-        five = next(line for line in table if line.startswith("| 05_coarsened | `reduce_coarsened` |"))
-        r = self.row("05_coarsened", "reduce_coarsened", "sum", 2 ** 28)
-        self.assertEqual(five.split(" | ")[2 + sizes.index(2 ** 28)], f"{r['ratio_to_cub']:.3f}")
-        self.assertFalse(any("_x" in line for line in table))  # main kernels only
-        last = table[-1]
-        cub = self.row("09_cub_comparison", "cub_sum", "sum", 2 ** 28)
-        self.assertTrue(last.startswith("| 09_cub_comparison | `cub_sum`: GB/s |"))
-        self.assertIn(f" {cub['gbps']:.1f} ", last)
-        self.assertIn("**f16 sum** against `cub_transform_reduce`", text)
-
-    def test_sweep_reads_the_factor_from_the_chapter_source(self):
-        folder = self.chapter("05_coarsened", coarsen=8 * 4)
-        _, text = self.update(folder)
-        self.assertIn("| 32 (main) | `reduce_coarsened` |", text)
-        # The repository's own chapter 05 names its factor where the script looks for it.
-        shutil.copy(os.path.join(ROOT, "05_coarsened", "reduce.cuh"), folder)
-        _, text = self.update(folder)
-        self.assertRegex(text, r"\| \d+ \(main\) \| `reduce_coarsened` \|")
-
-    def test_sweep_without_the_factor(self):
-        done, text = self.update(self.chapter("05_coarsened"))  # no reduce.cuh
-        self.assertIn("kCoarsen", done.stderr)
-        sweep = self.table_after(text, "**Coarsening factor sweep**")
-        self.assertEqual(len(sweep), 2 + 3)
-        self.assertNotIn("(main)", text)
+    def test_cub_chapter_compares_every_lead_kernel(self):
+        text = self.update("09_cub_comparison")
+        table = table_after(text, "**f32 sum** against `cub_sum`")
+        sizes = sorted(r["n"] for r in self.rows if r["kernel"] == "cub_sum")
+        self.assertEqual(table[0], ["chapter", "kernel"] + [
+            plot.pow2_label(n) + ("*" if self.row("cub_sum", n)["l2_resident"] else "") for n in sizes])
+        self.assertEqual([line[1] for line in table[1:]], F32_SUM_LEADS + ["`cub_sum`: GB/s"])
+        r = self.row("reduce_coarsened", 2 ** 28)
+        self.assertEqual(table[5][2 + sizes.index(2 ** 28)], cells(r, "ratio_to_cub")[0])
+        self.assertEqual(table[-1][2:], [cells(self.row("cub_sum", n), "gbps")[0] for n in sizes])
+        dot = table_after(text, "**f32 dot** against `cublas_sdot`")
+        self.assertEqual([line[:2] for line in dot[1:]], [["08_dot_product", "`dot_two_pass`"],
+                                                          ["08_dot_product", "`cublas_sdot`: GB/s"]])
+        self.assertIn("**bf16 sum** against `cub_transform_reduce`", text)
 
     def test_chapter_errors(self):
-        folder = self.chapter("07_two_pass")  # no rows in bench.csv
-        self.assertFailsCleanly(run(UPDATE_README, "--chapter", folder, self.results),
-                                "no rows of chapter 07_two_pass")
+        self.assertFailsCleanly(run(UPDATE_README, "--chapter", self.chapter("10_new"), self.results),
+                                "no rows of chapter 10_new")
         folder = self.chapter("01_naive", "# No markers\n")
-        self.assertFailsCleanly(run(UPDATE_README, "--chapter", folder, self.results),
-                                "results:begin")
-        with open(os.path.join(folder, "README.md"), encoding="utf-8") as f:
-            self.assertEqual(f.read(), "# No markers\n")
+        self.assertFailsCleanly(run(UPDATE_README, "--chapter", folder, self.results), "results:begin")
+        self.assertEqual(read(os.path.join(folder, "README.md")), "# No markers\n")
         self.assertFailsCleanly(run(UPDATE_README, "--chapter", self.path("nowhere"), self.results),
                                 "cannot read")
         self.assertEqual(run(UPDATE_README, "--chapter", folder).returncode, 2)
 
     def test_all(self):
-        top = self.path("README.md")
-        with open(top, "w", encoding="utf-8") as f:
-            f.write(self.MARKED)
-        self.chapter("01_naive")
-        self.chapter("05_coarsened", coarsen=16)
+        write(self.path("README.md"), MARKED)
+        for name in ("01_naive", "05_coarsened"):
+            self.chapter(name)
         self.chapter("03_shared", "# Not written yet\n")
-        done = run(UPDATE_README, "--all", top, self.results)
+        done = run(UPDATE_README, "--all", self.path("README.md"), self.results)
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertIn("skipped", done.stdout)
-        with open(top, encoding="utf-8") as f:
-            self.assertIn("| 06_warp_shuffle | `reduce_shuffle` |", f.read())
-        for name, kernel in (("01_naive", "reduce_naive"), ("05_coarsened", "reduce_coarsened")):
-            with open(self.path(name, "README.md"), encoding="utf-8") as f:
-                chapter_text = f.read()
-            self.assertEqual(chapter_text, self.update(self.path(name))[1])
-            self.assertIn(f"**f32 sum**, `{kernel}`", chapter_text)
-        with open(self.path("03_shared", "README.md"), encoding="utf-8") as f:
-            self.assertEqual(f.read(), "# Not written yet\n")
+        self.assertIn("| 06_warp_shuffle | `reduce_warp_shuffle` |", read(self.path("README.md")))
+        for name, lead in (("01_naive", "reduce_naive"), ("05_coarsened", "reduce_coarsened")):
+            text = read(self.path(name, "README.md"))
+            self.assertIn(f"**f32 sum**, `{lead}`", text)
+            self.assertEqual(self.update(name), text)  # as --chapter writes it
+        self.assertEqual(read(self.path("03_shared", "README.md")), "# Not written yet\n")
 
     def test_all_writes_nothing_when_a_chapter_fails(self):
-        top = self.path("README.md")
-        with open(top, "w", encoding="utf-8") as f:
-            f.write(self.MARKED)
+        write(self.path("README.md"), MARKED)
         self.chapter("01_naive")
-        self.chapter("07_two_pass")  # markers, but no rows
-        done = run(UPDATE_README, "--all", top, self.results)
-        self.assertEqual(done.returncode, 2, done.stdout + done.stderr)
-        self.assertNotIn("Traceback", done.stderr)
-        self.assertIn("error: ", done.stderr)
-        self.assertIn("no rows of chapter 07_two_pass", done.stderr)
-        for path in (top, self.path("01_naive", "README.md")):
-            with open(path, encoding="utf-8") as f:
-                self.assertEqual(f.read(), self.MARKED)
+        self.chapter("10_new")  # markers, but no rows
+        done = run(UPDATE_README, "--all", self.path("README.md"), self.results)
+        self.assertEqual(done.returncode, 2, done.stderr)
+        self.assertIn("error: " + self.csv + " has no rows of chapter 10_new", done.stderr)
+        for path in (self.path("README.md"), self.path("01_naive", "README.md")):
+            self.assertEqual(read(path), MARKED)
 
 
 if __name__ == "__main__":

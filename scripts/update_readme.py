@@ -1,42 +1,39 @@
 #!/usr/bin/env python3
-"""Regenerates the results sections of the READMEs from a results folder.
+"""Regenerates the results sections of the READMEs, everything between the lines
+<!-- results:begin --> and <!-- results:end -->, from a results folder (bench.csv, machine.txt).
 
     scripts/update_readme.py README RESULTS_DIR
     scripts/update_readme.py --chapter CHAPTER_DIR RESULTS_DIR
     scripts/update_readme.py --all README RESULTS_DIR
 
-Each mode replaces everything between the lines <!-- results:begin --> and <!-- results:end -->.
+What each kernel is, bench.csv says (results/plot.py csv): a chapter's lessons are its kernels
+with no variant_of that are not a library's (cub_..., cublas_...), ordered by param step, then by
+their other params; the last of them is the chapter's lead kernel (08's highest step). Its
+variants are the kernels whose variant_of names it.
 
-README RESULTS_DIR: the top-level README gets a table of every chapter's f32 sum (its main kernel
-only; at n = 2^28, DRAM-resident, and at n = 2^20, L2-resident), links to the charts `results/plot.py charts
-RESULTS_DIR` drew, and a line naming the GPU and the CSV the numbers come from. Run plot.py charts
-first so the images exist.
+README: a table of the f32 sum of every chapter's lead kernel and of CUB at n = 2^28 (DRAM) and
+n = 2^20 (L2), and the charts `results/plot.py charts RESULTS_DIR` drew (run it first).
 
---chapter CHAPTER_DIR RESULTS_DIR: CHAPTER_DIR/README.md gets, for f32 sum, f32 max, f32 argmax,
-f16 sum and bf16 sum (those bench.csv has for the chapter), one table of the chapter's main kernel
-(the chapter is the folder's name, as in bench.csv) at n = 2^20, 2^24, 2^26, 2^28 and 2^30: time
-per call, GB/s, % of the theoretical DRAM bandwidth, the ratio of its GB/s to the previous
-chapter's (the chapter numbered one lower, when bench.csv has rows of it) and the ratio to CUB.
-Kernels named `<main kernel>_<suffix>` are variants of it, measured for the lesson:
-  - `_xK` (05_coarsened's coarsening factors): a sweep table over K for the f32 sum; the main
-    kernel's own factor is read from `kCoarsen` in CHAPTER_DIR/reduce.cuh;
-  - any other suffix (07_two_pass's `_unroll2`, `_evenshare`, ...): one table of the f32 sum of
-    the main kernel and each such variant at the sizes the variants were measured at, with the
-    ratio to CUB; a `_plain_launch` variant goes to the small-n table instead.
-The CUB chapter (09_cub_comparison) gets instead, for each of those sections, one table of every
-chapter's main kernel against CUB across n = 2^10 ... 2^30: the ratio of its GB/s to CUB's in the
-same run, with CUB's own GB/s as the last line.
-Chapters from 06 on also get the small-n table: time per call of the main kernel (and its
-`_plain_launch` variant) against CUB for the f32 sum at n = 2^10 ... 2^22.
+--chapter: CHAPTER_DIR/README.md (the chapter is the folder's name) gets, for each op and dtype
+the chapter measured:
+  - with several lessons (08's steps): a table of them all and of the libraries beside them;
+  - the lead kernel at n = 2^20, 2^24 ... 2^30: time per call, GB/s, % of DRAM peak, and the
+    ratio of its GB/s to the previous chapter's lead kernel's and to the library's;
+  - with variants measured at those sizes: the variants table, the lead kernel and its variants
+    sorted by their params, the params that differ as columns, and at each size a variant was
+    measured at, the GB/s and its ratio to the lead kernel's and to the library's.
+From chapter 06 on, the small-n table: time per call of the f32 sum at n = 2^10 ... 2^22 of the
+lead kernel, of its variants measured below 2^20, and of CUB.
+09_cub_comparison gets instead, for each op and dtype, every chapter's lead kernel against the
+library at every size.
 
---all README RESULTS_DIR: the top-level README, and every chapter README (NN_name/README.md next
-to it) that has the markers. Nothing is written unless every section could be built.
+--all: the top-level README and every NN_name/README.md next to it that has the markers;
+nothing is written unless every section could be built.
 
 A missing marker, file or column is reported in one line with exit status 2.
 """
 
 import os
-import re
 import sys
 
 # The table code lives in results/plot.py, so that the README and tables.md format alike.
@@ -46,18 +43,53 @@ import plot  # noqa: E402
 BEGIN = "<!-- results:begin -->"
 END = "<!-- results:end -->"
 
-# The chapter tables: which (op, dtype) sections, and at which sizes (those bench.csv has).
-CHAPTER_SECTIONS = [("sum", "f32"), ("max", "f32"), ("argmax", "f32"), ("sum", "f16"), ("sum", "bf16"),
-                    ("dot", "f32"), ("dot", "f16"), ("dot", "bf16")]
 CHAPTER_SIZES = [2 ** 20, 2 ** 24, 2 ** 26, 2 ** 28, 2 ** 30]
 SMALL_SIZES = [2 ** k for k in range(10, 23, 2)]
 SMALL_N_FROM_CHAPTER = 6  # chapters before 06 are far from launch-bound limits; their tables suffice
-PLAIN_LAUNCH = "plain_launch"
-CHAPTER_FOLDER = re.compile(r"^(\d+)_\w+$")
-VARIANT = re.compile(r"^(?P<main>.+)_x(?P<factor>\d+)$")
-COARSEN_CONSTANT = re.compile(
-    r"constexpr\s+(?:unsigned|int|std::size_t|size_t)\s+kCoarsen\s*=\s*(\d+)")
 
+
+# --------------------------------------------------------------------------------------------
+# What each kernel is
+# --------------------------------------------------------------------------------------------
+
+def chapter_number(name):
+    """'06_warp_shuffle' -> 6; None for a name that is not a chapter folder's."""
+    number, sep, _ = name.partition("_")
+    return int(number) if sep and number.isdigit() else None
+
+
+def lessons(rows, chapter):
+    """The chapter's lesson kernels in rows, in plot.kernel_key order (08's steps in order)."""
+    return [r["kernel"] for r in plot.kernel_rows(rows) if r["chapter"] == chapter
+            and not r["variant_of"] and not plot.is_baseline(r["kernel"])]
+
+
+def lead_kernel(rows, chapter):
+    """The kernel the chapter's lesson ends with, or None (a chapter of library rows only)."""
+    own = lessons(rows, chapter)
+    return own[-1] if own else None
+
+
+def variants(rows, chapter, lead):
+    return [r["kernel"] for r in plot.kernel_rows(rows)
+            if r["chapter"] == chapter and r["variant_of"] == lead]
+
+
+def fmt(field, value):
+    return "—" if value is None else plot.CELL_FORMATS[field].format(value)
+
+
+def ratio(row, other):
+    return fmt("ratio_to_cub", row["gbps"] / other["gbps"] if row and other else None)
+
+
+def memory_label(row):
+    return "L2-resident" if row["l2_resident"] else "DRAM"
+
+
+# --------------------------------------------------------------------------------------------
+# The top-level README
+# --------------------------------------------------------------------------------------------
 
 def build_section(readme_path, results_dir):
     rows = plot.read_csv(os.path.join(results_dir, "bench.csv"))
@@ -65,10 +97,9 @@ def build_section(readme_path, results_dir):
     sums = plot.select(rows, "sum", "f32")
     if not sums:
         raise plot.InputError(f"{results_dir}/bench.csv has no f32 sum rows")
-    # One line per chapter: its variants (05's factors, 07's unroll depths) are in its own README.
-    chapters = {r["chapter"] for r in sums}
-    mains = {(c, k) for c in chapters for k in main_kernels(sums, c)}
-    sums = [r for r in sums if (r["chapter"], r["kernel"]) in mains]
+    # One line per chapter: its variants are in its own README.
+    shown = {(c, lead_kernel(sums, c)) for c in {r["chapter"] for r in sums}}
+    sums = [r for r in sums if (r["chapter"], r["kernel"]) in shown or plot.is_baseline(r["kernel"])]
     link = linker(readme_path, results_dir)
 
     dram_n, note = plot.pick_dram_n(sums)
@@ -112,349 +143,184 @@ def linker(readme_path, results_dir):
 
 
 # --------------------------------------------------------------------------------------------
-# Chapter READMEs
+# Chapter tables. `part`: the rows of one op and dtype.
 # --------------------------------------------------------------------------------------------
 
-def chapter_number(name):
-    match = CHAPTER_FOLDER.match(name)
-    return int(match.group(1)) if match else None
-
-
-def main_kernels(rows, chapter):
-    """The chapter's kernels in rows, without its variants: a kernel `K_<suffix>` is a variant
-    when K is itself one of the chapter's kernels."""
-    kernels = {r["kernel"] for r in rows if r["chapter"] == chapter}
-
-    def is_variant(k):
-        return any(k.startswith(m + "_") for m in kernels if m != k)
-    return sorted((k for k in kernels if not is_variant(k)), key=plot.natural_key)
-
-
-def other_variants(rows, chapter, kernel):
-    """The chapter's f32 sum variants `kernel_<suffix>` that are neither a coarsening factor
-    (`_xK`) nor the plain-launch variant, in natural order."""
-    names = {r["kernel"] for r in plot.select(rows, "sum", "f32") if r["chapter"] == chapter}
-    return sorted((k for k in names if k.startswith(kernel + "_") and not VARIANT.match(k)
-                   and k != f"{kernel}_{PLAIN_LAUNCH}"), key=plot.natural_key)
-
-
-def per_size_table(at, kernels, sizes, ratio_header, name=lambda k: f"`{k}`"):
-    """One line per kernel, three columns per size: GB/s, % of peak and the row's ratio_to_cub
-    (under ratio_header). at: {(kernel, n): row}."""
-    header = ["kernel"]
-    for n in sizes:
-        some = next(at[k, n] for k in kernels if (k, n) in at)
-        header += [f"GB/s, n = {plot.pow2_label(n)} ({memory_label(some)})", "% of peak", ratio_header]
-    body = []
-    for k in kernels:
-        cells = [name(k)]
-        for n in sizes:
-            r = at.get((k, n))
-            cells += [fmt("gbps", r and r["gbps"]), fmt("pct_peak", r and r["pct_peak"]),
-                      fmt("ratio_to_cub", r and r["ratio_to_cub"])]
-        body.append(cells)
-    return plot.markdown_table(header, body, text_columns=1)
-
-
-def variants_table(rows, chapter, kernel, variants):
-    """f32 sum GB/s, % of peak and ratio to CUB of the main kernel and each variant, at the
-    sizes the variants were measured at."""
-    at = {(r["kernel"], r["n"]): r for r in plot.select(rows, "sum", "f32") if r["chapter"] == chapter}
-    sizes = sorted({n for (k, n) in at if k in variants})
-    return per_size_table(at, [kernel] + variants, sizes, "× CUB",
-                          lambda k: f"`{k}`" + (" (main)" if k == kernel else ""))
-
-
-def in_source_order(chapter_dir, kernels):
-    """kernels in the order their names first appear in CHAPTER_DIR/reduce.cuh (the lesson's
-    order of its steps); names not found there follow, in natural order."""
-    try:
-        with open(os.path.join(chapter_dir, "reduce.cuh"), encoding="utf-8") as f:
-            source = f.read()
-    except OSError:
-        source = ""
-
-    def position(k):
-        found = re.search(r"\b" + re.escape(k) + r"\b", source)
-        return (0, found.start(), "") if found else (1, 0, plot.natural_key(k))
-    return sorted(kernels, key=position)
-
-
-def lead_kernel(rows, chapter_dir, chapter, own):
-    """Of a chapter's own kernels, the one measured for the most (op, dtype) pairs: the step the
-    chapter ends with (08's dot_two_pass runs every dtype, its earlier steps f32 only)."""
-    pairs = {k: {(r["op"], r["dtype"]) for r in rows if r["chapter"] == chapter and r["kernel"] == k}
-             for k in own}
-    ordered = in_source_order(chapter_dir, own)
-    return max(reversed(ordered), key=lambda k: len(pairs[k]))
-
-
-def steps_table(rows, chapter_dir, chapter, op, dtype):
-    """Every kernel the chapter measured for (op, dtype), its steps in the lesson's order and
-    then the library rows measured beside them: GB/s, % of peak and the ratio to the library
-    baseline at each size in CHAPTER_SIZES."""
-    part = [r for r in plot.select(rows, op, dtype) if r["chapter"] == chapter]
-    at = {(r["kernel"], r["n"]): r for r in part}
-    kernels = main_kernels(part, chapter)
-    kernels = in_source_order(chapter_dir, [k for k in kernels if not plot.is_baseline(k)]) + \
-        sorted((k for k in kernels if plot.is_baseline(k)), key=plot.natural_key)
-    sizes = [n for n in CHAPTER_SIZES if any((k, n) in at for k in kernels)]
-    _, base = plot.baseline_for(op, dtype)
-    return per_size_table(at, kernels, sizes, f"× `{base}`")
-
-
-def small_n_table(rows, chapter, kernel):
-    """Time per call (µs) of the f32 sum at SMALL_SIZES: the main kernel, its plain-launch
-    variant where measured, and CUB, with CUB's time divided by the kernel's."""
-    sums = plot.select(rows, "sum", "f32")
-    base_chapter, cub = plot.baseline_for("sum", "f32")
-    time = {(r["chapter"], r["kernel"], r["n"]): r["time_us"] for r in sums}
-    plain = f"{kernel}_{PLAIN_LAUNCH}"
-    has_plain = any((chapter, plain, n) in time for n in SMALL_SIZES)
-    header = ["n", f"`{kernel}` (µs)"] + ([f"`{plain}` (µs)"] if has_plain else []) + \
-        [f"`{cub}` (µs)", "CUB time ÷ this chapter's"]
-    body = []
-    for n in SMALL_SIZES:
-        mine = time.get((chapter, kernel, n))
-        if mine is None:
-            continue
-        base = time.get((base_chapter, cub, n))
-        cells = [plot.pow2_label(n), fmt("time_us", mine)]
-        if has_plain:
-            cells.append(fmt("time_us", time.get((chapter, plain, n))))
-        cells += [fmt("time_us", base), fmt("ratio_to_cub", base / mine if base else None)]
-        body.append(cells)
-    return plot.markdown_table(header, body, text_columns=1) if body else []
-
-
-def previous_chapter(rows, chapter):
-    """The chapter numbered one lower that has rows in bench.csv, or None."""
-    number = chapter_number(chapter)
-    if number is None:
-        return None
-    previous = sorted({r["chapter"] for r in rows if chapter_number(r["chapter"]) == number - 1})
-    return previous[0] if previous else None
-
-
-def coarsening_factor(chapter_dir):
-    """kCoarsen of CHAPTER_DIR/reduce.cuh, or None when there is no such file or constant."""
-    try:
-        with open(os.path.join(chapter_dir, "reduce.cuh"), encoding="utf-8") as f:
-            match = COARSEN_CONSTANT.search(f.read())
-    except OSError:
-        return None
-    return int(match.group(1)) if match else None
-
-
-def memory_label(row):
-    return "L2-resident" if row["l2_resident"] else "DRAM"
-
-
-def fmt(field, value):
-    return "—" if value is None else plot.CELL_FORMATS[field].format(value)
-
-
-def footer(machine, chapter_dir, results_dir):
-    """The line under every chapter table: the GPU, and the CSV and command it comes from (the
-    link is relative to the chapter README, the shown path to the repository root above it)."""
-    csv_path = os.path.join(os.path.abspath(results_dir), "bench.csv")
-    here = os.path.abspath(chapter_dir)
-    target = os.path.relpath(csv_path, here).replace(os.sep, "/")
-    shown = os.path.relpath(csv_path, os.path.dirname(here)).replace(os.sep, "/")
-    return (f"*{machine.gpu}. Generated from [`{shown}`]({target}) by "
-            f"`scripts/update_readme.py --chapter`; edit nothing between the markers, rerun the "
-            f"script instead.*")
-
-
-def chapter_table(rows, chapter, kernel, op, dtype, previous):
-    """Markdown lines: one line per size in CHAPTER_SIZES that bench.csv has for this kernel."""
-    at = {(r["chapter"], r["kernel"], r["n"]): r for r in plot.select(rows, op, dtype)}
-    prev_kernel = None
-    if previous:
-        prev_rows = plot.select([r for r in rows if r["chapter"] == previous], op, dtype)
-        kernels = [k for k in main_kernels(prev_rows, previous) if not plot.is_baseline(k)]
-        prev_kernel = kernels[0] if kernels else None
-    _, cub = plot.baseline_for(op, dtype)
+def lead_table(part, chapter, lead, previous):
+    """The lead kernel at CHAPTER_SIZES: one line per size it was measured at."""
+    at = {(r["chapter"], r["kernel"], r["n"]): r for r in part}
+    prev_lead = previous and lead_kernel(part, previous)
+    _, base = plot.baseline_for(part[0]["op"], part[0]["dtype"])
     header = ["n", "input", "memory", "time per call (µs)", "GB/s", "% of DRAM peak"]
-    if prev_kernel:
-        header.append(f"vs. {previous} (GB/s ratio)")
-    header.append(f"× `{cub}`")
+    header += [f"vs. {previous} (GB/s ratio)"] if prev_lead else []
     body = []
     for n in CHAPTER_SIZES:
-        r = at.get((chapter, kernel, n))
+        r = at.get((chapter, lead, n))
         if r is None:
             continue
         input_bytes = n * round(r["bytes"] / n)  # bytes counts the input plus the result
         cells = [plot.pow2_label(n), plot.binary_size(input_bytes), memory_label(r),
-                 fmt("time_us", r["time_us"]), fmt("gbps", r["gbps"]),
-                 fmt("pct_peak", r["pct_peak"])]
-        if prev_kernel:
-            p = at.get((previous, prev_kernel, n))
-            cells.append(fmt("ratio_to_cub", r["gbps"] / p["gbps"] if p else None))
-        cells.append(fmt("ratio_to_cub", r["ratio_to_cub"]))
-        body.append(cells)
-    return plot.markdown_table(header, body, text_columns=3) if body else []
+                 fmt("time_us", r["time_us"]), fmt("gbps", r["gbps"]), fmt("pct_peak", r["pct_peak"])]
+        cells += [ratio(r, at.get((previous, prev_lead, n)))] if prev_lead else []
+        body.append(cells + [fmt("ratio_to_cub", r["ratio_to_cub"])])
+    return plot.markdown_table(header + [f"× `{base}`"], body, text_columns=3) if body else []
 
 
-def sweep_variants(rows, chapter, kernel):
-    """{K: {n: row}} of the chapter's f32 sum variants `kernel_xK`."""
-    by_factor = {}
-    for r in plot.select(rows, "sum", "f32"):
-        match = VARIANT.match(r["kernel"])
-        if r["chapter"] == chapter and match and match.group("main") == kernel:
-            by_factor.setdefault(int(match.group("factor")), {})[r["n"]] = r
-    return by_factor
+def varying_params(kernel_rows):
+    """The params whose values differ among the kernels (one without it counts as different)."""
+    names = sorted({name for r in kernel_rows for name in r["params"]})
+    return [name for name in names if len({r["params"].get(name) for r in kernel_rows}) > 1]
 
 
-def sweep_table(rows, chapter, kernel, factor):
-    """The f32 sum of the variants `kernel_xK`, and of the main kernel itself as factor `factor`
-    (left out when None), at the sizes the variants were measured at."""
-    by_factor = sweep_variants(rows, chapter, kernel)
-    sizes = sorted({n for at in by_factor.values() for n in at})
-    if factor is not None:
-        by_factor[factor] = {r["n"]: r for r in plot.select(rows, "sum", "f32")
-                             if (r["chapter"], r["kernel"]) == (chapter, kernel)
-                             and r["n"] in sizes}
-    header = ["factor", "kernel"]
-    for n in sizes:
-        some = next(at[n] for at in by_factor.values() if n in at)
-        header += [f"GB/s, n = {plot.pow2_label(n)} ({memory_label(some)})", "% of DRAM peak"]
-    body = []
-    for k in sorted(by_factor):
-        main = k == factor
-        cells = [f"{k} (main)" if main else str(k), f"`{kernel if main else f'{kernel}_x{k}'}`"]
-        for n in sizes:
-            r = by_factor[k].get(n)
-            cells += [fmt("gbps", r and r["gbps"]), fmt("pct_peak", r and r["pct_peak"])]
-        body.append(cells)
-    return plot.markdown_table(header, body)
-
-
-def against_cub_table(rows, op, dtype):
-    """Rows: every chapter's main kernel (no library rows); columns: every n; cells: ratio to
-    CUB. The last line is CUB's GB/s. Empty when CUB has no rows for (op, dtype)."""
-    part = plot.select(rows, op, dtype)
-    base_chapter, cub = plot.baseline_for(op, dtype)
-    cub_rows = {r["n"]: r for r in part if (r["chapter"], r["kernel"]) == (base_chapter, cub)}
-    if not cub_rows:
+def comparison_table(part, chapter, kernels, lead):
+    """One line per kernel measured at CHAPTER_SIZES, sorted by its params (the libraries last):
+    the params that differ, then at each size where a kernel other than the lead was measured,
+    its GB/s and its ratio to the lead kernel's and to the library's. Empty when that leaves
+    the lead kernel alone."""
+    at = {(r["kernel"], r["n"]): r for r in part if r["chapter"] == chapter}
+    sizes = [n for n in CHAPTER_SIZES if any((k, n) in at for k in kernels if k != lead)]
+    shown = [r for r in plot.kernel_rows(part) if r["chapter"] == chapter and r["kernel"] in kernels
+             and any((r["kernel"], n) in at for n in sizes)]
+    if len(shown) < 2:
         return []
-    sizes = sorted(cub_rows)
-    chapters = sorted({r["chapter"] for r in part}, key=plot.natural_key)
+    names = varying_params(shown)
+    _, base = plot.baseline_for(part[0]["op"], part[0]["dtype"])
+    header = ["kernel"] + names
+    for n in sizes:
+        some = next(at[k, n] for k in kernels if (k, n) in at)
+        header += [f"GB/s, n = {plot.pow2_label(n)} ({memory_label(some)})", f"× `{lead}`",
+                   f"× `{base}`"]
+    body = []
+    for r in shown:
+        cells = [f"`{r['kernel']}`"] + [plot.format_number(r["params"].get(name)) or "—"
+                                         for name in names]
+        for n in sizes:
+            mine = at.get((r["kernel"], n))
+            cells += [fmt("gbps", mine and mine["gbps"]), ratio(mine, at.get((lead, n))),
+                      fmt("ratio_to_cub", mine and mine["ratio_to_cub"])]
+        body.append(cells)
+    return plot.markdown_table(header, body, text_columns=1)
+
+
+def small_n_table(rows, chapter, lead):
+    """Time per call (µs) of the f32 sum at SMALL_SIZES: the lead kernel, its variants measured
+    below CHAPTER_SIZES (07's plain launch: those measured from there on are in the variants
+    table), and CUB, with CUB's time divided by the lead kernel's."""
+    sums = plot.select(rows, "sum", "f32")
+    base_chapter, cub = plot.baseline_for("sum", "f32")
+    time = {(r["chapter"], r["kernel"], r["n"]): r["time_us"] for r in sums}
+    below = [n for n in SMALL_SIZES if n < CHAPTER_SIZES[0]]
+    kernels = [lead] + [k for k in variants(sums, chapter, lead)
+                        if any((chapter, k, n) in time for n in below)]
+    header = ["n"] + [f"`{k}` (µs)" for k in kernels] + [f"`{cub}` (µs)", "CUB time ÷ this chapter's"]
+    body = []
+    for n in SMALL_SIZES:
+        mine, base = time.get((chapter, lead, n)), time.get((base_chapter, cub, n))
+        if mine is not None:
+            body.append([plot.pow2_label(n)] + [fmt("time_us", time.get((chapter, k, n))) for k in kernels]
+                        + [fmt("time_us", base), fmt("ratio_to_cub", base / mine if base else None)])
+    return plot.markdown_table(header, body, text_columns=1) if body else []
+
+
+def against_cub_table(part):
+    """Rows: every chapter's lead kernel; columns: every n the library was measured at; cells:
+    ratio to the library. The last line is the library's GB/s. Empty without library rows."""
+    base_chapter, base = plot.baseline_for(part[0]["op"], part[0]["dtype"])
+    base_rows = {r["n"]: r for r in part if (r["chapter"], r["kernel"]) == (base_chapter, base)}
+    if not base_rows:
+        return []
+    sizes = sorted(base_rows)
     at = {(r["chapter"], r["kernel"], r["n"]): r for r in part}
     body = []
-    for chapter in chapters:
-        for kernel in main_kernels(part, chapter):
-            if plot.is_baseline(kernel):
-                continue
-            body.append([chapter, f"`{kernel}`"] +
-                        [fmt("ratio_to_cub", at[chapter, kernel, n]["ratio_to_cub"])
-                         if (chapter, kernel, n) in at else "—" for n in sizes])
-    body.append([base_chapter, f"`{cub}`: GB/s"] + [fmt("gbps", cub_rows[n]["gbps"]) for n in sizes])
-    header = ["chapter", "kernel"] + [plot.pow2_label(n) + ("*" if cub_rows[n]["l2_resident"] else "")
+    for chapter in sorted({r["chapter"] for r in part}):
+        lead = lead_kernel(part, chapter)
+        if lead:
+            body.append([chapter, f"`{lead}`"] + [fmt("ratio_to_cub", at[chapter, lead, n]["ratio_to_cub"])
+                                                  if (chapter, lead, n) in at else "—" for n in sizes])
+    body.append([base_chapter, f"`{base}`: GB/s"] + [fmt("gbps", base_rows[n]["gbps"]) for n in sizes])
+    header = ["chapter", "kernel"] + [plot.pow2_label(n) + ("*" if base_rows[n]["l2_resident"] else "")
                                       for n in sizes]
     return plot.markdown_table(header, body)
 
 
-def build_cub_chapter_section(rows, machine, below):
-    lines = [f"Measured on **{machine.gpu}**. Every chapter's main kernel against `cub::DeviceReduce` "
-             f"in the same run: its GB/s divided by CUB's at the same n (> 1: faster than CUB). The "
-             f"last line of each table is CUB's own GB/s. \\* L2-resident sizes ({plot.L2_FOOTNOTE}, "
-             f"{machine.l2_label()}): the ratio compares L2 and launch times, not DRAM bandwidth.", ""]
-    tables = 0
-    for op, dtype in CHAPTER_SECTIONS:
-        table = against_cub_table(rows, op, dtype)
-        if table:
-            _, cub = plot.baseline_for(op, dtype)
-            lines += [f"**{dtype} {op}** against `{cub}`", ""] + table + ["", below, ""]
-            tables += 1
-    if not tables:
+# --------------------------------------------------------------------------------------------
+# Chapter sections
+# --------------------------------------------------------------------------------------------
+
+def footer(machine, chapter_dir, results_dir):
+    """The line under every chapter table: the GPU, and the CSV it comes from (linked relative to
+    the chapter README, shown relative to the repository root above it)."""
+    target = linker(os.path.join(chapter_dir, "README.md"), results_dir)("bench.csv")
+    shown = linker(chapter_dir, results_dir)("bench.csv")
+    return (f"*{machine.gpu}. Generated from [`{shown}`]({target}) by `scripts/update_readme.py "
+            f"--chapter`; edit nothing between the markers, rerun the script instead.*")
+
+
+def join(tables, below):
+    """(title, table) pairs -> the section's Markdown lines, the footer under every table."""
+    return [line for title, table in tables if table for line in [title, ""] + table + ["", below, ""]]
+
+
+def cub_chapter_section(rows, machine, below):
+    tables = [(f"**{dtype} {op}** against `{plot.baseline_for(op, dtype)[1]}`",
+               against_cub_table(plot.select(rows, op, dtype))) for op, dtype in plot.sections(rows)]
+    if not any(table for _, table in tables):
         raise plot.InputError("bench.csv has no CUB rows to compare with")
-    return "\n".join(lines).rstrip("\n")
+    lines = [f"Measured on **{machine.gpu}**. Every chapter's lead kernel against the library in the "
+             f"same run: its GB/s divided by the library's at the same n (> 1: faster than the "
+             f"library). The last line of each table is the library's own GB/s. \\* L2-resident "
+             f"sizes ({plot.L2_FOOTNOTE}, {machine.l2_label()}): the ratio compares L2 and launch "
+             f"times, not DRAM bandwidth.", ""]
+    return "\n".join(lines + join(tables, below)).rstrip("\n")
+
+
+def chapter_tables(rows, chapter, lead, previous):
+    """(title, table) pairs of a chapter other than the CUB chapter, in reading order: per op
+    and dtype the steps and the lead kernel, then the variants, then small n."""
+    tables, later = [], []
+    for op, dtype in plot.sections([r for r in rows if r["chapter"] == chapter]):
+        part = plot.select(rows, op, dtype)
+        if len(lessons(part, chapter)) > 1:
+            steps = [r["kernel"] for r in plot.kernel_rows(part)
+                     if r["chapter"] == chapter and not r["variant_of"]]
+            tables.append((f"**{dtype} {op}, every step**, and the libraries measured beside them",
+                           comparison_table(part, chapter, steps, lead)))
+        tables.append((f"**{dtype} {op}**, `{lead}`", lead_table(part, chapter, lead, previous)))
+        base = plot.baseline_for(op, dtype)[1]
+        later.append((f"**Variants of `{lead}`**, {dtype} {op}: the settings in which they differ, "
+                      f"and their GB/s against `{lead}`'s and `{base}`'s at the same n.",
+                      comparison_table(part, chapter, [lead] + variants(part, chapter, lead), lead)))
+    if (chapter_number(chapter) or 0) >= SMALL_N_FROM_CHAPTER:
+        later.append(("**Small n**, f32 sum: time per call, where launches, not bytes, set the time "
+                      "(all these inputs sit in L2).", small_n_table(rows, chapter, lead)))
+    return [(title, table) for title, table in tables + later if table]
 
 
 def build_chapter_section(chapter_dir, results_dir):
     chapter = os.path.basename(os.path.abspath(chapter_dir))
     rows = plot.read_csv(os.path.join(results_dir, "bench.csv"))
     machine = plot.Machine(os.path.join(results_dir, "machine.txt"))
-    if chapter == plot.CUB_CHAPTER:
-        return build_cub_chapter_section(rows, machine, footer(machine, chapter_dir, results_dir))
-    mine = [r for r in rows if r["chapter"] == chapter]
-    if not mine:
-        raise plot.InputError(f"{results_dir}/bench.csv has no rows of chapter {chapter}")
-    previous = previous_chapter(rows, chapter)
     below = footer(machine, chapter_dir, results_dir)
-
-    tables = 0
-    body = []
-    used_previous = False
-    bases = []  # the library kernels the tables compare with, in order
-    for op, dtype in CHAPTER_SECTIONS:
-        kernels = main_kernels(plot.select(mine, op, dtype), chapter)
-        own = [k for k in kernels if not plot.is_baseline(k)]
-        if not kernels:
-            continue
-        _, base = plot.baseline_for(op, dtype)
-        if len(own) > 1:
-            # A chapter of several steps (08): one table of them all, then the last step's own.
-            body += [f"**{dtype} {op}, every step**, and the libraries measured beside them", ""]
-            body += steps_table(rows, chapter_dir, chapter, op, dtype) + ["", below, ""]
-            tables += 1
-            own = [lead_kernel(rows, chapter_dir, chapter, own)]
-        # Library rows measured inside a chapter (08's cuBLAS) are the yardstick of its tables,
-        # not tables of their own; a chapter of library rows only (09) shows them.
-        for kernel in own or kernels:
-            table = chapter_table(rows, chapter, kernel, op, dtype, previous)
-            if table:
-                used_previous = used_previous or table[0].count("vs. ") > 0
-                body += [f"**{dtype} {op}**, `{kernel}`", ""] + table + ["", below, ""]
-                tables += 1
-                bases += [base] if base not in bases else []
-    ratios = ([f"`vs. {previous}`: this chapter's GB/s divided by {previous}'s at the same n"]
-              if used_previous else [])
-    if bases and all(b.startswith("cub_") for b in bases):
-        ratios.append("`× cub_…`: this chapter's GB/s divided by `cub::DeviceReduce`'s in the same run")
-    elif bases:
-        ratios.append(" and ".join(f"`× {b}`" for b in bases) +
-                      ": this chapter's GB/s divided by that library kernel's in the same run")
-    reads = ("the bytes of both vectors read once" if any(r["op"] == "dot" for r in mine)
-             else "the input read once")
-    lines = [f"Measured on **{machine.gpu}**. GB/s: {reads}, in 10^9 bytes/s; "
-             f"% of DRAM peak: of the theoretical DRAM bandwidth ({machine.dram_gbps:.0f} GB/s). "
-             f"L2-resident rows (input < 4x L2, {machine.l2_label()}) measure L2 and launch "
-             f"latency, not DRAM: read their time per call. " + "; ".join(ratios)
-             + " (> 1: this chapter is faster).", ""] + body
-    for kernel in main_kernels(mine, chapter):
-        if not sweep_variants(rows, chapter, kernel):
-            continue
-        factor = coarsening_factor(chapter_dir)
-        if factor is None:
-            print(f"update_readme.py: warning: no kCoarsen in "
-                  f"{os.path.join(chapter_dir, 'reduce.cuh')}; the coarsening sweep leaves out "
-                  f"{kernel}", file=sys.stderr)
-        lines += [f"**Coarsening factor sweep**, f32 sum: `{kernel}_xK` accumulates K times as "
-                  f"many elements per thread as a factor-1 kernel"
-                  + (f"; `{kernel}` itself is factor {factor} (`kCoarsen` in reduce.cuh)"
-                     if factor is not None else "") + ".", ""]
-        lines += sweep_table(rows, chapter, kernel, factor) + ["", below, ""]
-        tables += 1
-    for kernel in main_kernels(plot.select(mine, "sum", "f32"), chapter):
-        variants = other_variants(rows, chapter, kernel)
-        if variants:
-            lines += [f"**Variants of `{kernel}`**, f32 sum (what each changes: see the text "
-                      f"above), against `cub::DeviceReduce::Sum` in the same run.", ""]
-            lines += variants_table(rows, chapter, kernel, variants) + ["", below, ""]
-            tables += 1
-        number = chapter_number(chapter)
-        small = small_n_table(rows, chapter, kernel) if number and number >= SMALL_N_FROM_CHAPTER else []
-        if small:
-            lines += [f"**Small n**, f32 sum: time per call, where launches, not bytes, set the "
-                      f"time (all these inputs sit in L2).", ""]
-            lines += small + ["", below, ""]
-            tables += 1
+    if chapter == plot.CUB_CHAPTER:
+        return cub_chapter_section(rows, machine, below)
+    lead = lead_kernel(rows, chapter)
+    previous = max((r["chapter"] for r in rows if r["chapter"] < chapter), default=None)
+    tables = chapter_tables(rows, chapter, lead, previous) if lead else []
     if not tables:
-        raise plot.InputError(f"{results_dir}/bench.csv has no f32 sum or max rows of chapter "
-                              f"{chapter} at n = {', '.join(map(plot.pow2_label, CHAPTER_SIZES))}")
-    return "\n".join(lines).rstrip("\n")
+        raise plot.InputError(f"{results_dir}/bench.csv has no rows of chapter {chapter}"
+                              + (f"'s {lead} at n = 2^10 ... 2^30" if lead else ""))
+    ratios = ["`× K`: divided by kernel K's in the same run (`cub_…`: `cub::DeviceReduce`, "
+              "`cublas_…`: cuBLAS)"]
+    if any("vs. " in table[0] for _, table in tables):
+        ratios.insert(0, f"`vs. {previous}`: this chapter's GB/s divided by {previous}'s at the same n")
+    dot = any(r["op"] == "dot" for r in rows if r["chapter"] == chapter)
+    lines = [f"Measured on **{machine.gpu}**. GB/s: "
+             f"{'the bytes of both vectors' if dot else 'the input'} read once, in 10^9 bytes/s; "
+             f"% of DRAM peak: of the theoretical DRAM bandwidth ({machine.dram_gbps:.0f} GB/s). "
+             f"L2-resident rows (input < 4x L2, {machine.l2_label()}) measure L2 and launch latency, "
+             f"not DRAM: read their time per call. {'; '.join(ratios)} (> 1: this chapter is "
+             f"faster).", ""]
+    return "\n".join(lines + join(tables, below)).rstrip("\n")
 
 
 # --------------------------------------------------------------------------------------------

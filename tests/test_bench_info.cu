@@ -6,7 +6,7 @@
 #include <string>
 
 #include "05_coarsened/chapter.cuh"
-#include "07_two_pass/chapter.cuh"
+#include "07_two_pass/variants.cuh"
 #include "08_dot_product/chapter.cuh"
 
 using namespace red;
@@ -27,11 +27,19 @@ TEST_CASE("bench info: lessons are nobody's variant; variants name their kernel 
   CHECK(param(ch05::chapter_with_factor<4>(), "coarsening") == 4);
 
   CHECK(ch07::chapter().bench_info.variant_of.empty());
-  const Chapter& plain = ch07::chapter_with<false>();
+  CHECK(param(ch07::chapter(), "fixed_grid") == 1);
+  CHECK(param(ch07::chapter(), "vector_bytes") == 16);
+  CHECK(param(ch07::chapter(), "unroll") == 8);  // the f32 input's
+  const Chapter& plain = ch07::chapter_with<ch07::PlainLaunch>();
   CHECK(plain.bench_info.variant_of == "reduce_two_pass");
   CHECK(param(plain, "early_launch") == 0);
-  CHECK(param(plain, "unroll") == 0);  // each input type's own
   CHECK(param(plain, "l2_prefetch") == 0);
+  const Chapter& scalar = ch07::chapter_with<ch07::ScalarLoads>();
+  CHECK(param(scalar, "vector_bytes") == 4);
+  CHECK(param(scalar, "unroll") == 32);  // the same 128 bytes in flight per thread
+  CHECK(param(ch07::chapter_with<ch07::GrowingGrid>(), "fixed_grid") == 0);
+  CHECK(param(ch07::chapter_with<ch07::L2Prefetch<4>>(), "l2_prefetch") == 1);
+  CHECK(param(ch07::chapter_with<ch07::L2Prefetch<4>>(), "unroll") == 4);
 
   CHECK(ch08::chapter().bench_info.variant_of.empty());
   CHECK(param(ch08::chapter_step<ch08::Step::shared>(), "step") == 1);

@@ -3,7 +3,9 @@
 JSON output of reduction_bench) and machine.txt (an H200-like description).
 
 The numbers come from a simple model, time = launch latency + bytes / bandwidth, with a higher
-bandwidth while the input fits in L2; they are plausible, not measured. Rerun after changing it:
+bandwidth while the input fits in L2; they are plausible, not measured. What each kernel is, the
+benchmark says as it does (common/bench.cpp): the label "variant of K" and a counter param_<key>
+per setting. Rerun after changing it:
 
     python3 results/testdata/make_testdata.py results/testdata
 """
@@ -16,86 +18,93 @@ MACHINE = {"gpu": "NVIDIA H200", "dram_gbps": 4800.0, "copy_gbps": 4020.5,
            "l2_bytes": 62914560, "fp32_gflops": 66908.2, "sm_count": 132}
 ELEMENT_BYTES = {"f32": 4, "f16": 2, "bf16": 2}
 SIZES = [2 ** 10, 2 ** 14, 2 ** 20, 2 ** 24, 2 ** 26, 2 ** 28, 2 ** 30]
+SUM_MAX = [("sum", "f32"), ("max", "f32")]
+DOT_ALL = [("dot", "f32"), ("dot", "bf16")]
+TWO_PASS = {"early_launch": 1, "fixed_grid": 1, "l2_prefetch": 0, "unroll": 8, "vector_bytes": 16}
 
-# (chapter, kernel, op, dtype, fraction of the copy bandwidth reached, launch latency in µs)
+
+def kernel(chapter, name, sections, fraction, latency_us, sizes=SIZES, variant_of="", **params):
+    """fraction: of the copy bandwidth reached; latency_us: the launch latency."""
+    return dict(chapter=chapter, kernel=name, sections=sections, fraction=fraction,
+                latency_us=latency_us, sizes=sizes, variant_of=variant_of, params=params)
+
+
 KERNELS = [
-    ("01_naive", "reduce_naive", "sum", "f32", 0.08, 6.0),
-    ("01_naive", "reduce_naive", "max", "f32", 0.07, 6.0),
-    ("02_convergent", "reduce_convergent", "sum", "f32", 0.20, 6.0),
-    ("02_convergent", "reduce_convergent", "max", "f32", 0.17, 6.0),
-    ("03_shared", "reduce_shared", "sum", "f32", 0.40, 5.0),
-    ("03_shared", "reduce_shared", "max", "f32", 0.30, 5.0),
-    ("04_multiblock_atomic", "reduce_atomic", "sum", "f32", 0.25, 4.0),
-    ("04_multiblock_atomic", "reduce_atomic", "max", "f32", 0.29, 4.0),
-    ("05_coarsened", "reduce_coarsened", "sum", "f32", 0.86, 4.0),
-    ("05_coarsened", "reduce_coarsened", "max", "f32", 0.50, 4.0),
-    ("05_coarsened", "reduce_coarsened", "sum", "f16", 0.80, 4.0),
-    ("05_coarsened", "reduce_coarsened", "sum", "bf16", 0.79, 4.0),
-    ("06_warp_shuffle", "reduce_shuffle", "sum", "f32", 0.91, 3.5),
-    ("08_dot_product", "dot_shared", "dot", "f32", 0.40, 5.0),
-    ("08_dot_product", "dot_fma", "dot", "f32", 0.85, 4.0),
-    ("08_dot_product", "dot_two_pass", "dot", "f32", 0.90, 4.0),
-    ("08_dot_product", "dot_two_pass", "dot", "bf16", 0.88, 4.0),
-    ("08_dot_product", "cublas_sdot", "dot", "f32", 0.84, 5.0),
-    ("08_dot_product", "cub_transform_reduce", "dot", "f32", 0.80, 5.0),
-    ("08_dot_product", "cub_transform_reduce", "dot", "bf16", 0.75, 5.0),
-    ("09_cub_comparison", "cub_sum", "sum", "f32", 0.93, 5.0),
-    ("09_cub_comparison", "cub_max", "max", "f32", 0.92, 5.0),
-    ("09_cub_comparison", "cub_transform_reduce", "sum", "f16", 0.85, 5.0),
-    ("09_cub_comparison", "cub_transform_reduce", "sum", "bf16", 0.85, 5.0),
+    kernel("01_naive", "reduce_naive", SUM_MAX, 0.08, 6.0),
+    kernel("02_convergent", "reduce_convergent", SUM_MAX, 0.20, 6.0),
+    kernel("03_shared", "reduce_shared", SUM_MAX, 0.40, 5.0),
+    kernel("04_multiblock_atomic", "reduce_atomic", SUM_MAX, 0.25, 4.0),
+    kernel("05_coarsened", "reduce_coarsened", SUM_MAX + [("sum", "f16"), ("sum", "bf16")],
+           0.86, 4.0, coarsening=16),
+    kernel("06_warp_shuffle", "reduce_warp_shuffle", [("sum", "f32")], 0.91, 3.5, block=256),
+    kernel("07_two_pass", "reduce_two_pass", [("sum", "f32"), ("argmax", "f32")], 0.93, 3.0,
+           **TWO_PASS),
+    # 08's kernels are the steps of one lesson, registered here out of their order: the tables
+    # order them by param step, not by name, position or another param.
+    kernel("08_dot_product", "dot_two_pass", DOT_ALL, 0.90, 4.0, atomics=0, step=4),
+    kernel("08_dot_product", "dot_shared", [("dot", "f32")], 0.40, 5.0, atomics=0, step=1),
+    kernel("08_dot_product", "dot_fma", [("dot", "f32")], 0.85, 4.0, atomics=1, step=3),
+    kernel("08_dot_product", "dot_coarsened", [("dot", "f32")], 0.84, 4.0, atomics=1, step=2),
+    kernel("08_dot_product", "cublas_sdot", [("dot", "f32")], 0.84, 5.0),
+    kernel("08_dot_product", "cub_transform_reduce", DOT_ALL, 0.80, 5.0),
+    kernel("09_cub_comparison", "cub_sum", [("sum", "f32")], 0.92, 5.0),
+    kernel("09_cub_comparison", "cub_max", [("max", "f32")], 0.92, 5.0),
+    kernel("09_cub_comparison", "cub_argmax", [("argmax", "f32")], 0.90, 5.0),
+    kernel("09_cub_comparison", "cub_transform_reduce", [("sum", "f16"), ("sum", "bf16")], 0.85, 5.0),
 ]
-# Chapter 05 also sweeps its coarsening factor at one L2 and one DRAM size only; its main kernel,
-# reduce_coarsened, is factor 16 (kCoarsen in 05_coarsened/reduce.cuh).
-SWEEP = [("05_coarsened", f"reduce_coarsened_x{c}", "sum", "f32", fraction, 4.0)
-         for c, fraction in ((1, 0.45), (8, 0.80), (64, 0.83))]
-SWEEP_SIZES = [2 ** 20, 2 ** 28]
-# Chapter 06 (standing in for 07's layout variants) has an unroll variant at the sweep sizes and a
-# plain-launch variant at the small sizes, which update_readme.py turns into two more tables.
-VARIANTS = [("06_warp_shuffle", "reduce_shuffle_unroll8", "sum", "f32", 0.92, 3.5)]
-PLAIN = [("06_warp_shuffle", "reduce_shuffle_plain_launch", "sum", "f32", 0.91, 4.5)]
-PLAIN_SIZES = [2 ** 10, 2 ** 14]
+# 05's sweep of its coarsening factor, at one L2 and one DRAM size only.
+KERNELS += [kernel("05_coarsened", f"reduce_coarsened_x{c}", [("sum", "f32")], fraction, 4.0,
+                   [2 ** 20, 2 ** 28], "reduce_coarsened", coarsening=c)
+            for c, fraction in ((64, 0.83), (1, 0.45), (8, 0.80))]
+# 07's variants, each with one setting changed from the lesson's, from 2^20 on; pass 2 launched
+# the ordinary way at small sizes only, where launches count.
+KERNELS += [kernel("07_two_pass", name, [("sum", "f32")], fraction, 3.0, [2 ** 20, 2 ** 28],
+                   "reduce_two_pass", **dict(TWO_PASS, **change))
+            for name, fraction, change in (
+                ("reduce_two_pass_unroll16", 0.92, {"unroll": 16}),
+                ("reduce_two_pass_unroll4", 0.91, {"unroll": 4}),
+                ("reduce_two_pass_unroll8_l2prefetch", 0.85, {"l2_prefetch": 1}),
+                ("reduce_two_pass_scalar_loads", 0.70, {"vector_bytes": 4, "unroll": 32}),
+                ("reduce_two_pass_growing_grid", 0.90, {"fixed_grid": 0}))]
+KERNELS.append(kernel("07_two_pass", "reduce_two_pass_plain_launch", [("sum", "f32")], 0.93, 4.5,
+                      [2 ** 10, 2 ** 14], "reduce_two_pass", **dict(TWO_PASS, early_launch=0)))
+
 # The one run that fails its correctness check, as SkipWithError reports it.
 FAILED = ("02_convergent", "reduce_convergent", "sum", "f32", 2 ** 26)
 # cub_max is not measured at 2^10, so 01_naive's max row there has no ratio to CUB.
-MISSING = {("09_cub_comparison", "cub_max", 2 ** 10)}
+MISSING = {("cub_max", 2 ** 10)}
 
 
-def entry(index, chapter, kernel, op, dtype, n, fraction, latency_us):
-    name = f"{chapter}/{kernel}/{op}/{dtype}/{n}/iterations:1/manual_time"
+def entry(index, k, op, dtype, n):
+    name = f"{k['chapter']}/{k['kernel']}/{op}/{dtype}/{n}/iterations:1/manual_time"
     common = {"name": name, "family_index": index, "per_family_instance_index": 0,
               "run_name": name, "run_type": "iteration", "repetitions": 1,
               "repetition_index": 0, "threads": 1, "iterations": 1}
-    if (chapter, kernel, op, dtype, n) == FAILED:
+    if (k["chapter"], k["kernel"], op, dtype, n) == FAILED:
         return dict(common, error_occurred=True,
                     error_message="wrong result: 1.0e+08 differs from the reference by 3.2e+02",
                     real_time=0.0, cpu_time=0.0, time_unit="us")
     input_bytes = n * ELEMENT_BYTES[dtype] * (2 if op == "dot" else 1)
-    output_bytes = 4 if op != "argmax" else 8
-    nbytes = input_bytes + output_bytes
-    l2_resident = input_bytes < 4 * MACHINE["l2_bytes"]
-    bandwidth = fraction * MACHINE["copy_gbps"] * (1.6 if input_bytes < MACHINE["l2_bytes"] else 1.0)
-    time_us = latency_us + nbytes / (bandwidth * 1e3)
+    nbytes = input_bytes + (8 if op == "argmax" else 4)
+    bandwidth = k["fraction"] * MACHINE["copy_gbps"] * (1.6 if input_bytes < MACHINE["l2_bytes"] else 1.0)
+    time_us = k["latency_us"] + nbytes / (bandwidth * 1e3)
     gbps = nbytes / (time_us * 1e3)
-    reps = 200 if input_bytes <= 64 << 20 else 50 if input_bytes <= 1 << 30 else 15
-    return dict(common, real_time=time_us, cpu_time=time_us + 2.0, time_unit="us",
-                bytes_per_second=nbytes / (time_us * 1e-6), n=float(n), bytes=float(nbytes),
-                time_us=time_us, gbps=gbps, pct_peak=100.0 * gbps / MACHINE["dram_gbps"],
-                l2_resident=1.0 if l2_resident else 0.0, reps=float(reps))
+    reps = 200 if input_bytes <= 64 << 20 else 100 if input_bytes <= 1 << 30 else 60
+    out = dict(common, real_time=time_us, cpu_time=time_us + 2.0, time_unit="us",
+               bytes_per_second=nbytes / (time_us * 1e-6), n=float(n), bytes=float(nbytes),
+               time_us=time_us, gbps=gbps, pct_peak=100.0 * gbps / MACHINE["dram_gbps"],
+               l2_resident=1.0 if input_bytes < 4 * MACHINE["l2_bytes"] else 0.0, reps=float(reps))
+    if k["variant_of"]:
+        out["label"] = "variant of " + k["variant_of"]
+    out.update({"param_" + key: float(value) for key, value in k["params"].items()})
+    return out
 
 
 def main(out_dir):
-    benchmarks = []
-    # Ordered by size like reduction_bench, which registers cases grouped by (dtype, n).
-    for n in SIZES:
-        for chapter, kernel, op, dtype, fraction, latency in KERNELS:
-            if (chapter, kernel, n) not in MISSING:
-                benchmarks.append(entry(len(benchmarks), chapter, kernel, op, dtype, n,
-                                        fraction, latency))
-    for sizes, kernels in ((SWEEP_SIZES, SWEEP + VARIANTS), (PLAIN_SIZES, PLAIN)):
-        for n in sizes:
-            for chapter, kernel, op, dtype, fraction, latency in kernels:
-                benchmarks.append(entry(len(benchmarks), chapter, kernel, op, dtype, n, fraction,
-                                        latency))
+    # Grouped by size like reduction_bench, which registers cases grouped by (dtype, n).
+    cases = [(k, op, dtype, n) for n in SIZES for k in KERNELS
+             for op, dtype in k["sections"] if n in k["sizes"] and (k["kernel"], n) not in MISSING]
+    benchmarks = [entry(i, *case) for i, case in enumerate(cases)]
     context = {"date": "2025-01-01T00:00:00+00:00", "host_name": "gpu-node",
                "executable": "./build/bench/reduction_bench", "num_cpus": 16, "mhz_per_cpu": 2000,
                "cpu_scaling_enabled": False, "caches": [], "load_avg": [0.1, 0.1, 0.1],

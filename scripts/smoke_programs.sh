@@ -35,7 +35,7 @@ for bin in "$BUILD_DIR"/[0-9][0-9]_*/[0-9][0-9]_*; do
   [[ "$pairs" == *sum/u8* ]] && expect 0 "$bin" --n 1000003 --op sum --dtype u8 --json
 done
 bin="$BUILD_DIR/01_naive/01_naive"
-expect 2 "$bin" --op argmax
+expect 2 "$bin" --op dot
 expect 2 "$bin" --n 2^45
 expect 2 "$bin" --input "$tmp/odd.bin"
 expect 2 "$bin" --input "$tmp/ramp.bin" --n 1001

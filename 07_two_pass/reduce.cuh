@@ -239,7 +239,7 @@ __global__ void __launch_bounds__(kFinalBlock)
 
 struct DeviceLimits {
   unsigned max_blocks = 0;    // pass 1 blocks that are resident at once: SMs x blocks per SM
-  bool programmatic = false;  // sm_90+: pass 2 may be launched before pass 1 ends
+  bool programmatic = false;  // pass 2 may be launched before pass 1 ends (below)
 };
 
 // For the pass-1 kernel kPass1 (kBlock threads per block). Asked once per (device, kernel) and
@@ -251,9 +251,15 @@ DeviceLimits device_limits() {
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kPass1, kBlock, 0));
+    // The early launch needs the GPU (sm_90+) and the code: pass 2 waits for pass 1 only where
+    // it was compiled for sm_90+ (#if __CUDA_ARCH__ >= 900). A build for older GPUs alone runs on
+    // an H100/H200 from its PTX, compiled for the older architecture: no wait, so no early launch.
+    // Pass 1 and pass 2 come from the same compilation; pass 1's PTX version stands for both.
+    cudaFuncAttributes compiled{};
+    CUDA_CHECK(cudaFuncGetAttributes(&compiled, kPass1));
     DeviceLimits limits;
     limits.max_blocks = static_cast<unsigned>(sms) * std::max(1u, std::min(kMaxBlocksPerSm, unsigned(per_sm)));
-    limits.programmatic = major >= 9;
+    limits.programmatic = major >= 9 && compiled.ptxVersion >= 90;
     return limits;
   });
 }
@@ -302,6 +308,9 @@ cudaError_t reduce_source(void* scratch, std::size_t& scratch_bytes, Source src,
   const unsigned most = Policy::kFixedGrid ? limits_of<Op, Policy, Source>().max_blocks : pass1_blocks<Op, Policy, Source>(n);
   const std::size_t needed = std::size_t{most} * sizeof(typename Op::Acc);
   if (scratch == nullptr) {
+    // The size query. A null scratch that claims a size is a caller's mistake, not a query: refused,
+    // so it can never return success without having reduced anything.
+    if (scratch_bytes > 0) return cudaErrorInvalidValue;
     scratch_bytes = needed;
     return cudaSuccess;
   }

@@ -1,7 +1,9 @@
 #include <random>
 #include <set>
+#include <type_traits>
 #include <vector>
 
+#include "host_types.hpp"
 #include "test_support.hpp"
 #include "variants.cuh"
 
@@ -25,11 +27,31 @@ RawResult run_on_garbage(const Chapter& chapter, const ReduceCall& call, const W
 }  // namespace
 
 TEST_CASE("07_two_pass: shared size matrix, every op and dtype") {
-  // One block trip is 256 threads x unroll_for<T>() vectors: 4096 elements for 8-byte types, 8192
-  // for the others. The grid stops growing at SMs x blocks per SM (for the f32 sum on the H200,
-  // 528 blocks: just above 2^22 elements). 2^23 + 3 fills the whole grid for every dtype, so
-  // blocks make more than one trip, and ends in a ragged tail.
+  // One block trip is 256 threads x unroll_of<Tuning, Array<T>>() vectors: 4096 elements for
+  // 8-byte types, 8192 for the others. The grid stops growing at SMs x blocks per SM (for the f32
+  // sum on the H200, 528 blocks: one round is 2^22 + 2^17 elements). At 2^23 + 3 the f32 grid is
+  // full and makes one round plus a spread rest; 16-bit inputs (1056 blocks on the H200) do not
+  // fill their grid yet: the next case takes every dtype through several rounds.
   test::check_support_matrix(ch(), {4096, 8192, 16384, std::size_t{1} << 22, (std::size_t{1} << 23) + 3});
+}
+
+TEST_CASE("07_two_pass: every dtype through several full rounds of its grid") {
+  const std::size_t n = (std::size_t{1} << 25) + 3;
+  for (DType t : {DType::f32, DType::f64, DType::f16, DType::bf16, DType::i32, DType::i64, DType::u8}) {
+    // A round is blocks x one trip; the rounds this n takes must be 2 or more, whatever the GPU.
+    std::size_t blocks = 0, per_trip = 0;
+    red::host::with_storage_type(t, [&](auto* typed) {
+      using Stored = std::remove_pointer_t<decltype(typed)>;  // int64_t is long here; the kernels' i64 is long long
+      using T = std::conditional_t<std::is_same_v<Stored, std::int64_t>, long long, Stored>;
+      using Source = ch07::Array<T>;
+      blocks = ch07::pass1_blocks<Sum<T>, ch07::Tuning, Source>(n);
+      per_trip = std::size_t{ch07::kBlock} * ch07::unroll_of<ch07::Tuning, Source>() * Source::kCount;
+    });
+    INFO("dtype ", std::string(name(t)), ": ", blocks, " blocks, ", per_trip, " elements per block trip");
+    CHECK(n / (blocks * per_trip) >= 2);
+    test::check_sizes(ch(), Op::sum, t, {n}, Dist::ints);
+    test::check_sizes(ch(), Op::argmax, t, {n}, Dist::normal);
+  }
 }
 
 TEST_CASE("07_two_pass: bitwise identical over 100 runs, scratch refilled with garbage between runs") {
@@ -124,6 +146,10 @@ TEST_CASE("07_two_pass: the two-phase scratch query") {
   std::size_t bytes_big = 0;
   CHECK(ch07::reduce<Sum<float>>(nullptr, bytes_big, nullptr, std::size_t{1} << 34, nullptr, nullptr) == cudaSuccess);
   CHECK(bytes_big == bytes);
+  // A null scratch that claims a size is refused: it is not a size query, and must not return
+  // success without having reduced anything.
+  std::size_t claimed = bytes;
+  CHECK(ch07::reduce<Sum<float>>(nullptr, claimed, nullptr, 1 << 20, nullptr, nullptr) == cudaErrorInvalidValue);
   // Too little scratch is refused, not overrun.
   DeviceBuffer scratch(bytes), out(kResultBytes), in(1024 * sizeof(float));
   in.fill(0);

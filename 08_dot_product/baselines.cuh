@@ -11,6 +11,8 @@
 
 #include <cub/device/device_reduce.cuh>
 #include <cuda/functional>
+#include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 
@@ -26,21 +28,30 @@ inline void check_cublas(cublasStatus_t status, const char* what) {
     throw std::runtime_error(std::string(what) + ": " + cublasGetStatusString(status));
 }
 
-// One handle per device, made on first use and kept for the life of the program.
-inline cublasHandle_t cublas_handle() {
-  return red::per_device<cublasHandle_t>([](int) {
-    cublasHandle_t h = nullptr;
-    check_cublas(cublasCreate(&h), "cublasCreate");
-    check_cublas(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_DEVICE), "cublasSetPointerMode");
+// One handle per device, made on first use and kept for the life of the program. A handle holds
+// one stream and one workspace: cublasSetStream followed by the call must not interleave with
+// another host thread's pair, so each pair runs under the handle's lock. The call only queues
+// work, so the lock is held for microseconds, never for the GPU's time.
+struct CublasHandle {
+  cublasHandle_t handle = nullptr;
+  std::shared_ptr<std::mutex> lock;
+};
+
+inline CublasHandle cublas_handle() {
+  return red::per_device<CublasHandle>([](int) {
+    CublasHandle h{nullptr, std::make_shared<std::mutex>()};
+    check_cublas(cublasCreate(&h.handle), "cublasCreate");
+    check_cublas(cublasSetPointerMode(h.handle, CUBLAS_POINTER_MODE_DEVICE), "cublasSetPointerMode");
     return h;
   });
 }
 
 inline void launch_cublas_sdot(const red::ReduceCall& c) {
   if (c.n == 0) return red::launch_store_identity<red::Dot<float>>(c.output, c.stream);
-  cublasHandle_t h = cublas_handle();
-  check_cublas(cublasSetStream(h, c.stream), "cublasSetStream");
-  check_cublas(cublasSdot_64(h, static_cast<std::int64_t>(c.n), static_cast<const float*>(c.input), 1,
+  const CublasHandle h = cublas_handle();
+  std::lock_guard<std::mutex> one_caller(*h.lock);
+  check_cublas(cublasSetStream(h.handle, c.stream), "cublasSetStream");
+  check_cublas(cublasSdot_64(h.handle, static_cast<std::int64_t>(c.n), static_cast<const float*>(c.input), 1,
                              static_cast<const float*>(c.input2), 1, static_cast<float*>(c.output)),
                "cublasSdot_64");
 }

@@ -1,3 +1,5 @@
+#include <atomic>
+#include <thread>
 #include <vector>
 
 #include "baselines.cuh"
@@ -75,6 +77,34 @@ TEST_CASE("08_dot_product: the library baselines") {
   test::check_sizes(ch08::cublas_sdot(), Op::dot, DType::f32, sizes);
   for (DType t : {DType::f32, DType::f16, DType::bf16})
     test::check_sizes(ch08::cub_transform_reduce(), Op::dot, t, sizes);
+}
+
+TEST_CASE("08_dot_product: cuBLAS's one handle, called from four host threads on four streams") {
+  // cublasSetStream and the call must run as a pair: another thread's SetStream in between would
+  // send this call to that thread's stream, and this thread would read its result too early.
+  const std::size_t n = 3'000'017;
+  const HostArray ints = generate(DType::f32, n, Dist::ints, test::fresh_seed());
+  const HostArray ones = filled(DType::f32, n, 1.0);
+  const DeviceInput a = upload(ints), b = upload(ones);
+  const double exact = reference_dot(ints, ones).value;  // small integers: every order is exact
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&] {
+      Stream stream;
+      Workspace ws(ch08::cublas_sdot(), Op::dot, DType::f32, n);
+      const ReduceCall call = make_call(Op::dot, DType::f32, a.data, n, ws, stream.get(), b.data);
+      for (int i = 0; i < 200; ++i) {
+        ws.output.fill(0xFF, stream.get());  // NaN until this call writes it
+        ch08::cublas_sdot().launch(call);
+        stream.sync();
+        float got = 0;
+        ws.output.download(&got, sizeof got);
+        if (got != exact) ++wrong;
+      }
+    });
+  for (auto& th : threads) th.join();
+  CHECK(wrong == 0);
 }
 
 TEST_CASE("08_dot_product: more than 2^31 elements" * doctest::test_suite("large")) {

@@ -4,6 +4,8 @@
 #pragma once
 
 #include "09_cub_comparison/reduce.cuh"
+#include <type_traits>
+
 #include "chapter_builder.cuh"
 
 namespace ch09 {
@@ -13,16 +15,28 @@ inline std::string cub_kernel_name(red::Op op, red::DType t) {
   return "cub_" + std::string(red::name(op));
 }
 
-inline const red::Chapter& chapter() {
-  static const red::Chapter ch =
-      red::make_chapter<red::Ops<red::Sum, red::Max, red::Min, red::ArgMax>, red::Types<float, __half, __nv_bfloat16>>(
-          "09_cub_comparison", "cub::DeviceReduce (Sum, Max, Min, ArgMax; TransformReduce for 16-bit floats)",
-          [](auto op) {
-            return red::Launcher{&scratch_bytes<decltype(op)>, &launch<decltype(op)>};
-          },
-          // CUB's order of additions is its own; n - 1 is the bound that holds for any order.
-          [](std::size_t n) { return n > 0 ? n - 1 : 0; }, cub_kernel_name);
+// kBuiltin = false: the chapter (max, min, argmax through Reduce with this project's operators).
+// true: cub::DeviceReduce::Max/Min/ArgMax as shipped, for the tests of their semantics and for
+// the benchmark, which measures what the project's semantics cost.
+template <bool kBuiltin>
+const red::Chapter& chapter_with() {
+  using Ops = std::conditional_t<kBuiltin, red::Ops<red::Max, red::Min, red::ArgMax>,
+                                 red::Ops<red::Sum, red::Max, red::Min, red::ArgMax>>;
+  static const red::Chapter ch = red::make_chapter<Ops, red::Types<float, __half, __nv_bfloat16>>(
+      "09_cub_comparison",
+      kBuiltin ? "cub::DeviceReduce::Max, Min, ArgMax as shipped (their own -inf and NaN semantics)"
+               : "cub::DeviceReduce (Sum; TransformReduce for 16-bit sums; Reduce with this project's max, min, "
+                 "argmax)",
+      [](auto op) {
+        using Op = decltype(op);
+        return red::Launcher{&scratch_bytes<Op, kBuiltin>, &launch<Op, kBuiltin>};
+      },
+      // CUB's order of additions is its own; n - 1 is the bound that holds for any order.
+      [](std::size_t n) { return n > 0 ? n - 1 : 0; },
+      [](red::Op op, red::DType t) { return cub_kernel_name(op, t) + (kBuiltin ? "_builtin" : ""); });
   return ch;
 }
+
+inline const red::Chapter& chapter() { return chapter_with<false>(); }
 
 }  // namespace ch09

@@ -30,7 +30,8 @@ int main(int argc, char** argv) {
   for (const auto& line : machine) benchmark::AddCustomContext(line.key, line.value);
 
   std::vector<const Chapter*> chapters = bench::suite::chapters_01_to_05();
-  for (const Chapter* ch : {&bench::suite::chapter_06(), &bench::suite::chapter_07(), &bench::suite::chapter_09()})
+  for (const Chapter* ch : {&bench::suite::chapter_06(), &bench::suite::chapter_07(), &bench::suite::chapter_09(),
+                            &bench::suite::chapter_09_builtin()})
     chapters.push_back(ch);
 
   // Grouped by (dtype, n) so every chapter reuses the same input on the device; a chapter is

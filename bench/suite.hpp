@@ -25,5 +25,8 @@ const Chapter& chapter_08();
 const Chapter& dot_cub();
 // suite_09.cu
 const Chapter& chapter_09();
+// cub::DeviceReduce::Max, Min, ArgMax as shipped: what 09's semantics (Reduce with this project's
+// operators) cost
+const Chapter& chapter_09_builtin();
 
 }  // namespace red::bench::suite

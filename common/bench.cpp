@@ -45,7 +45,8 @@ CachedInput& input_for(DType t, std::size_t n) {
     auto fresh = std::make_unique<CachedInput>();
     fresh->dtype = t;
     fresh->n = n;
-    // uniform data: a sum of n such values never overflows, and max/min/argmax see no ties
+    // uniform data: a sum of n such values never overflows. Values may repeat (ties in max and
+    // argmax); the chapters and the reference break them alike, by the smallest index.
     fresh->host = generate(t, n, Dist::uniform, 0xBE4C4 + n);
     fresh->dev = upload(fresh->host);
     c = std::move(fresh);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <limits>
 #include <new>
@@ -59,10 +60,18 @@ std::string gb(double bytes) {
   return buf;
 }
 
+// The memory a new allocation can get: Linux's MemAvailable, which counts the page cache the
+// kernel would reclaim (free pages alone, _SC_AVPHYS_PAGES, refuse inputs whenever the cache is
+// full). Unknown (no /proc/meminfo): no limit is assumed.
 std::size_t host_available_bytes() {
-  long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-  return pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page)
-                               : std::numeric_limits<std::size_t>::max();
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  std::size_t kib = 0;
+  while (meminfo >> key >> kib) {
+    if (key == "MemAvailable:") return kib * 1024;
+    meminfo.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+  }
+  return std::numeric_limits<std::size_t>::max();
 }
 
 // JSON numbers cannot be NaN or infinite; such values are written as strings.

@@ -6,6 +6,7 @@
 #include <cuda_fp16.h>
 
 #include <cstdint>
+#include <limits>
 #include <stdexcept>
 #include <type_traits>
 
@@ -21,12 +22,19 @@ double to_double(T v) {
   return static_cast<double>(v);
 }
 
+// For floats only as a by-product (an extreme's integer field, unused for float results): NaN
+// gives 0 and values beyond int64 saturate, where a plain cast would be undefined behaviour.
 template <class T>
 std::int64_t to_int64(T v) {
   if constexpr (std::is_integral_v<T>) {
     return static_cast<std::int64_t>(v);
   } else {
-    return static_cast<std::int64_t>(to_double(v));
+    const double d = to_double(v);
+    constexpr double kTwo63 = 9223372036854775808.0;  // 2^63, exact in double
+    if (d != d) return 0;
+    if (d >= kTwo63) return std::numeric_limits<std::int64_t>::max();
+    if (d < -kTwo63) return std::numeric_limits<std::int64_t>::min();
+    return static_cast<std::int64_t>(d);
   }
 }
 

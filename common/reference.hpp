@@ -46,8 +46,10 @@ double accumulator_eps(DType input);
 // Error bound for a floating-point sum whose longest chain of roundings has `depth` additions:
 // (depth + 1) * eps * sum|x|. A recursive sum in any order with depth d errs by at most
 // gamma_d * sum|x| (Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed., eq. 4.4),
-// gamma_d = d u / (1 - d u) with u = eps/2; the extra eps covers the final rounding to the result
-// type and the reference's own rounding.
+// gamma_d = d u / (1 - d u) with u = eps/2 (the unit roundoff, 2^-24 for float; eps = 2^-23 is
+// machine epsilon, the gap above 1). Using eps where u would do makes the bound about twice
+// gamma_d, on purpose: it stays valid for d u close to 1. The extra eps covers the final rounding
+// to the result type and the reference's own rounding.
 double sum_error_bound(std::size_t depth, double eps, double abs_sum);
 
 struct CheckOutcome {

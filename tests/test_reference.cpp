@@ -4,6 +4,7 @@
 #include <cstring>
 #include <limits>
 
+#include "host_types.hpp"
 #include "reference.hpp"
 
 using namespace red;
@@ -141,4 +142,13 @@ TEST_CASE("check: an absolute slack widens only sums and dot products") {
   CHECK_FALSE(check(ref, got, DType::f32, Op::sum, 10).passed);
   CHECK(check(ref, got, DType::f32, Op::sum, 10, 2e-37).passed);
   CHECK_FALSE(check(ref, got, DType::f32, Op::max, 10, 2e-37).passed);  // extremes stay exact
+}
+
+TEST_CASE("host::to_int64 of floats: NaN is 0, values beyond int64 saturate (no undefined cast)") {
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  CHECK(red::host::to_int64(static_cast<float>(nan)) == 0);
+  CHECK(red::host::to_int64(inf) == std::numeric_limits<std::int64_t>::max());
+  CHECK(red::host::to_int64(-inf) == std::numeric_limits<std::int64_t>::min());
+  CHECK(red::host::to_int64(1e30f) == std::numeric_limits<std::int64_t>::max());
+  CHECK(red::host::to_int64(-3.75) == -3);
 }

@@ -143,7 +143,7 @@ class TestCsv(Results):
         self.assertEqual(plot.baseline_for("sum", "bf16"), ("09_cub_comparison", "cub_transform_reduce"))
         self.assertEqual(plot.baseline_for("dot", "f32"), ("08_dot_product", "cublas_sdot"))
         self.assertEqual(plot.baseline_for("dot", "bf16"), ("08_dot_product", "cub_transform_reduce"))
-        self.assertIsNone(self.row("reduce_naive", 2 ** 10, "max")["ratio_to_cub"])  # no cub_max there
+        self.assertIsNone(self.row("reduce_naive", 2 ** 10, "max")["ratio_to_cub"])  # no CUB max there
         self.assertEqual(self.row("cub_sum", 2 ** 28)["ratio_to_cub"], 1.0)
 
     def test_kernels_ordered_by_params_libraries_last(self):
@@ -321,7 +321,7 @@ class TestChapterReadme(Results):
         # Under the f32 sum and max tables: the GPU and the CSV, linked relative to the chapter.
         self.assertEqual(text.count("*NVIDIA H200. Generated from [`results/h200/bench.csv`]"
                                     "(../results/h200/bench.csv) by `scripts/update_readme.py --chapter`"), 2)
-        for op, cub in (("sum", "cub_sum"), ("max", "cub_max")):
+        for op, cub in (("sum", "cub_sum"), ("max", "cub_max_builtin")):
             table = table_after(text, f"**f32 {op}**, `reduce_shared`")
             self.assertEqual(table[0], ["n", "input", "memory", "time per call (µs)", "GB/s",
                                         "% of DRAM peak", "vs. 02_convergent (GB/s ratio)", f"× `{cub}`"])

@@ -68,7 +68,7 @@ tile_of() { case $1 in 05_* | 06_*) echo 8192 ;; 07_* | 08_*) echo 16384 ;; 09_*
 jobs_file="$LOG_DIR/sanitizer_jobs.txt"
 : >"$jobs_file"
 for bin in "$BUILD_DIR"/[0-9][0-9]_*/[0-9][0-9]_*; do
-  [[ -x "$bin" && "$bin" != *_test ]] || continue
+  [[ -x "$bin" && "$bin" != *_test* ]] || continue
   chapter=$(basename "$bin")
   if [[ -n "${SANITIZE_ONLY:-}" ]]; then
     keep=0

@@ -42,6 +42,9 @@ DeviceResult decode_result(const RawResult& raw, DType input, Op op);
 
 // Machine epsilon of the accumulator a sum of this dtype uses: 2^-52 for f64, 2^-23 otherwise.
 double accumulator_eps(DType input);
+// Its largest finite value: FLT_MAX, DBL_MAX for f64. A sum whose sum |x| reaches it may overflow
+// in some order of additions, and check() then accepts inf or NaN.
+double accumulator_max(DType input);
 
 // Error bound for a floating-point sum whose longest chain of roundings has `depth` additions:
 // (depth + 1) * eps * sum|x|. A recursive sum in any order with depth d errs by at most

@@ -152,3 +152,28 @@ TEST_CASE("host::to_int64 of floats: NaN is 0, values beyond int64 saturate (no 
   CHECK(red::host::to_int64(1e30f) == std::numeric_limits<std::int64_t>::max());
   CHECK(red::host::to_int64(-3.75) == -3);
 }
+
+TEST_CASE("overflow: a sum whose partial sums may pass the accumulator's range accepts inf and NaN") {
+  // [3e38, -3e38, 3e38, -3e38] in f32: the exact sum is 0, but (3e38 + 3e38) overflows float, so
+  // a tree order gives inf or NaN, and that is the type's honest answer.
+  const HostArray a = array_of(DType::f32, {3e38, -3e38, 3e38, -3e38});
+  const Reference ref = reference(a, Op::sum);
+  CHECK(ref.value == 0.0);
+  DeviceResult got;
+  for (double v : {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(),
+                   -std::numeric_limits<double>::infinity(), 0.0}) {
+    got.value = v;
+    CHECK(check(ref, got, DType::f32, Op::sum, 2, 0).passed);
+  }
+  // Where no partial sum can overflow, inf is still an error.
+  const Reference small = reference(array_of(DType::f32, {1, 2, 3}), Op::sum);
+  got.value = std::numeric_limits<double>::infinity();
+  CHECK_FALSE(check(small, got, DType::f32, Op::sum, 2, 0).passed);
+}
+
+TEST_CASE("overflow: the f64 reference stays exact where a double partial sum overflows") {
+  const double big = std::numeric_limits<double>::max();
+  const Reference ref = reference(array_of(DType::f64, {big, big, -big}), Op::sum);
+  CHECK(ref.value == big);  // was NaN: the compensation itself overflowed
+  CHECK(std::isinf(ref.abs_sum));
+}

@@ -126,6 +126,12 @@ void run_case(benchmark::State& state, const Chapter& ch, Case c, const std::str
     state.SkipWithError(("wrong result: " + chk.why).c_str());
     return;
   }
+  // And on data where every order of additions is exact: no bound can let a wrong sum through.
+  const CheckOutcome exact = exact_check(ch, c.op, c.dtype, c.n, 0xE4AC7 + c.n);
+  if (!exact.passed) {
+    state.SkipWithError(("wrong result on exact data: " + exact.why).c_str());
+    return;
+  }
 
   const std::size_t input_bytes = c.n * size_of(c.dtype) * (c.op == Op::dot ? 2 : 1);
   const double bytes = static_cast<double>(input_bytes + size_of(result_dtype(c.dtype, c.op)));

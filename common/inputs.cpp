@@ -1,6 +1,7 @@
 #include "inputs.hpp"
 
 #include <algorithm>
+#include <random>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -149,6 +150,17 @@ HostArray generate(DType t, std::size_t n, Dist dist, std::uint64_t seed) {
 
 HostArray filled(DType t, std::size_t n, double value) {
   return fill_with(t, n, [=](std::size_t) { return value; });
+}
+
+HostArray exact_sum_input(DType t, std::size_t n, std::uint64_t seed) {
+  HostArray a(t, n);  // zeros
+  std::mt19937_64 rng(seed);
+  const std::size_t nonzeros = std::min(n, kExactNonzeros);
+  for (std::size_t k = 0; k < nonzeros; ++k) {
+    const std::size_t at = n == nonzeros ? k : static_cast<std::size_t>(rng() % n);
+    a.set(at, static_cast<double>(1 + rng() % 8));
+  }
+  return a;
 }
 
 std::size_t raw_element_count(const std::string& path, DType t) {

@@ -81,6 +81,14 @@ HostArray generate(DType t, std::size_t n, Dist dist, std::uint64_t seed);
 // Every element set to `value` (converted to the dtype), in parallel.
 HostArray filled(DType t, std::size_t n, double value);
 
+// Data on which every sum and dot product must come out exact, in any order of additions: zeros,
+// but for at most kExactNonzeros elements at random places, each an integer in [1, 8]. Any
+// partial sum is then an integer of at most 8 x 2^17 = 2^20, and a dot product of two such
+// arrays at most 64 x 2^17 = 2^23: exact in float. A lost, doubled or zeroed element or block
+// changes the answer, whatever the error bound (runner.hpp, exact_check).
+inline constexpr std::size_t kExactNonzeros = std::size_t{1} << 17;
+HostArray exact_sum_input(DType t, std::size_t n, std::uint64_t seed);
+
 // Raw little-endian array of the dtype. Throws std::runtime_error with a clear message when the
 // file is missing or its size is not a multiple of the element size.
 // Reads the first `count` elements (all of them when count is larger than the file).

@@ -143,6 +143,25 @@ CheckOutcome check_result(const Chapter& ch, const Reference& ref, const DeviceR
   return check(ref, got, t, op, ch.sum_depth(n), slack);
 }
 
+CheckOutcome exact_check(const Chapter& ch, Op op, DType t, std::size_t n, std::uint64_t seed) {
+  CheckOutcome c;
+  c.passed = true;
+  if ((op != Op::sum && op != Op::dot) || !is_floating(t) || n == 0) return c;
+  const HostArray a = exact_sum_input(t, n, seed);
+  const HostArray b = op == Op::dot ? exact_sum_input(t, n, seed + 1) : HostArray{};
+  const DeviceInput in = upload(a);
+  const DeviceInput in2 = op == Op::dot ? upload(b) : DeviceInput{};
+  Workspace ws(ch, op, t, n);
+  const DeviceResult got = decode_result(run_once(ch, make_call(op, t, in.data, n, ws, nullptr, in2.data), ws), t, op);
+  const Reference ref = op == Op::dot ? reference_dot(a, b) : reference(a, op);
+  c.abs_error = std::fabs(got.value - ref.value);
+  c.passed = got.value == ref.value;
+  if (!c.passed)
+    c.why = "on integer data every order of additions is exact: expected " + std::to_string(ref.value) + ", got " +
+            std::to_string(got.value);
+  return c;
+}
+
 RawResult run_once(const Chapter& ch, const ReduceCall& call, const Workspace& ws) {
   ws.output.fill(0xFF, call.stream);
   ws.scratch.fill(0xA5, call.stream);

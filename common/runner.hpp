@@ -42,6 +42,11 @@ ReduceCall make_call(Op op, DType t, const void* in, std::size_t n, const Worksp
 CheckOutcome check_result(const Chapter& ch, const Reference& ref, const DeviceResult& got, DType t, Op op,
                           std::size_t n);
 
+// The gate a bound cannot give: the chapter's sum (or dot product) of exact_sum_input data of the
+// same n and dtype, compared for equality with the exact answer. For max, min, argmax and integer
+// sums, whose ordinary check is already exact, it passes without running.
+CheckOutcome exact_check(const Chapter& ch, Op op, DType t, std::size_t n, std::uint64_t seed);
+
 // Poisons output (0xFF bytes: NaN for floats, -1 for integers) and scratch (0xA5) so nothing
 // stale or unwritten can pass, launches, waits, and returns the result bytes.
 RawResult run_once(const Chapter& ch, const ReduceCall& call, const Workspace& ws);

@@ -90,3 +90,25 @@ TEST_CASE("the raw file loader reads little-endian arrays and refuses bad files"
   std::filesystem::remove(path);
   std::filesystem::remove(odd);
 }
+
+TEST_CASE("exact_sum_input: few small positive integers, so every order of additions is exact") {
+  for (std::size_t n : {std::size_t{1}, std::size_t{1000}, (std::size_t{1} << 20) + 3}) {
+    const HostArray a = exact_sum_input(DType::f32, n, 5);
+    std::size_t nonzeros = 0;
+    double total = 0;
+    bool small_integers = true;
+    for (std::size_t i = 0; i < n; ++i) {
+      const double v = a.at(i);
+      if (v == 0) continue;
+      ++nonzeros;
+      total += v;
+      small_integers = small_integers && v >= 1 && v <= 8 && v == std::floor(v);
+    }
+    CHECK(small_integers);
+    CHECK(nonzeros >= 1);
+    CHECK(nonzeros <= kExactNonzeros);
+    CHECK(total <= 8.0 * static_cast<double>(kExactNonzeros));  // below 2^24: exact in float
+  }
+  // Different seeds put the nonzeros elsewhere.
+  CHECK(exact_sum_input(DType::f32, 1 << 20, 1).bytes != exact_sum_input(DType::f32, 1 << 20, 2).bytes);
+}

@@ -17,6 +17,7 @@
 #include <string>
 
 #include "chapter_builder.cuh"
+#include "cub_order.hpp"
 #include "multipass.cuh"
 #include "per_device.hpp"
 #include "reduce_ops.cuh"
@@ -82,7 +83,8 @@ inline const red::Chapter& cublas_sdot() {
       [](auto) {
         return red::Launcher{&red::no_scratch, &launch_cublas_sdot};
       },
-      // cuBLAS's order of additions is its own: n - 1 holds for any order.
+      // cuBLAS's order of additions is its own and unpublished: n - 1 holds for any order. The
+      // exact-data check (runner.hpp) is what catches a wrong answer there.
       [](std::size_t n) { return n > 0 ? n - 1 : 0; }, "cublas_sdot");
   return ch;
 }
@@ -101,7 +103,7 @@ inline const red::Chapter& cub_transform_reduce() {
         using T = typename decltype(op)::In;
         return red::Launcher{&cub_dot_scratch<T>, &launch_cub_dot<T>};
       },
-      [](std::size_t n) { return n > 0 ? n - 1 : 0; }, "cub_transform_reduce");
+      red::cub_sum_depth, "cub_transform_reduce");  // CUB's order (common/cub_order.hpp)
   return ch;
 }
 

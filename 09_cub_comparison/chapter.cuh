@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "chapter_builder.cuh"
+#include "cub_order.hpp"
 
 namespace ch09 {
 
@@ -31,8 +32,8 @@ const red::Chapter& chapter_with() {
         using Op = decltype(op);
         return red::Launcher{&scratch_bytes<Op, kBuiltin>, &launch<Op, kBuiltin>};
       },
-      // CUB's order of additions is its own; n - 1 is the bound that holds for any order.
-      [](std::size_t n) { return n > 0 ? n - 1 : 0; },
+      // CUB's order of additions, bounded from its installed sources (common/cub_order.hpp).
+      red::cub_sum_depth,
       [](red::Op op, red::DType t) { return cub_kernel_name(op, t) + (kBuiltin ? "_builtin" : ""); });
   return ch;
 }

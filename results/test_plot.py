@@ -143,6 +143,10 @@ class TestCsv(Results):
         self.assertEqual(plot.baseline_for("sum", "bf16"), ("09_cub_comparison", "cub_transform_reduce"))
         self.assertEqual(plot.baseline_for("dot", "f32"), ("08_dot_product", "cublas_sdot"))
         self.assertEqual(plot.baseline_for("dot", "bf16"), ("08_dot_product", "cub_transform_reduce"))
+        for op in ("max", "min", "argmax"):  # CUB's shipped calls, not 09's with our semantics
+            self.assertEqual(plot.baseline_for(op, "f32"), ("09_cub_comparison", f"cub_{op}_builtin"))
+        r, cub = self.row("reduce_coarsened", 2 ** 28, "max"), self.row("cub_max_builtin", 2 ** 28, "max")
+        self.assertAlmostEqual(r["ratio_to_cub"], r["gbps"] / cub["gbps"])
         self.assertIsNone(self.row("reduce_naive", 2 ** 10, "max")["ratio_to_cub"])  # no CUB max there
         self.assertEqual(self.row("cub_sum", 2 ** 28)["ratio_to_cub"], 1.0)
 

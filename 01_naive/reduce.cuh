@@ -68,7 +68,8 @@ std::size_t scratch_bytes(std::size_t n) {
 // element's index. Where an accumulator is the element itself (an f32 sum) a plain copy does.
 template <class Op>
 __global__ void copy_as_accumulators(const typename Op::In* in, std::size_t n, typename Op::Acc* copy) {
-  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x)
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
+       i += std::size_t{gridDim.x} * blockDim.x)
     copy[i] = Op::load(in[i], i);
 }
 

@@ -36,8 +36,8 @@ constexpr unsigned kTile = 2 * kBlock;  // elements per block: each thread loads
 // one-thread kernel stores into the result: a 16-bit max is kept in float, an argmax result
 // writes "no element" as index -1. `lock` guards an argmax pair.
 template <class Op>
-constexpr bool kResultIsAcc =
-    Op::op == red::Op::sum || (Op::op != red::Op::argmax && std::is_same_v<typename Op::Acc, typename Op::In>);
+constexpr bool kResultIsAcc = Op::op == red::Op::sum ||
+                              (Op::op != red::Op::argmax && std::is_same_v<typename Op::Acc, typename Op::In>);
 
 template <class Op>
 struct Target {
@@ -175,8 +175,8 @@ void launch_with_atomics(const red::ReduceCall& c, Blocks blocks) {
 template <class Op>
 void launch(const red::ReduceCall& c) {
   launch_with_atomics<Op>(c, [&](Target<Op> t) {
-    reduce_atomic<Op><<<red::ceil_div(c.n, kTile), kBlock, 0, c.stream>>>(static_cast<const typename Op::In*>(c.input),
-                                                                          c.n, t);
+    reduce_atomic<Op>
+        <<<red::ceil_div(c.n, kTile), kBlock, 0, c.stream>>>(static_cast<const typename Op::In*>(c.input), c.n, t);
   });
 }
 

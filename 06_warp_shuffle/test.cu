@@ -1,8 +1,8 @@
 #include <algorithm>
 #include <vector>
 
-#include "device_buffer.hpp"
 #include "chapter.cuh"
+#include "device_buffer.hpp"
 #include "test_support.hpp"
 
 using namespace red;

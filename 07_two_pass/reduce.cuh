@@ -305,7 +305,8 @@ cudaError_t launch_pass2(const typename Op::Acc* partials, unsigned count, void*
 template <class Op, class Policy = Tuning, class Source>
 cudaError_t reduce_source(void* scratch, std::size_t& scratch_bytes, Source src, std::size_t n, void* result,
                           cudaStream_t stream) {
-  const unsigned most = Policy::kFixedGrid ? limits_of<Op, Policy, Source>().max_blocks : pass1_blocks<Op, Policy, Source>(n);
+  const unsigned most =
+      Policy::kFixedGrid ? limits_of<Op, Policy, Source>().max_blocks : pass1_blocks<Op, Policy, Source>(n);
   const std::size_t needed = std::size_t{most} * sizeof(typename Op::Acc);
   if (scratch == nullptr) {
     // The size query. A null scratch that claims a size is a caller's mistake, not a query: refused,
@@ -333,8 +334,8 @@ template <class Op, class Policy = Tuning>
 cudaError_t reduce(void* scratch, std::size_t& scratch_bytes, const typename Op::In* in, std::size_t n, void* result,
                    cudaStream_t stream) {
   if (scratch != nullptr && n > 0 && in == nullptr) return cudaErrorInvalidValue;
-  return reduce_source<Op, Policy>(scratch, scratch_bytes, Array<typename Op::In, typename Policy::Load>{in}, n,
-                                   result, stream);
+  return reduce_source<Op, Policy>(scratch, scratch_bytes, Array<typename Op::In, typename Policy::Load>{in}, n, result,
+                                   stream);
 }
 
 // --- the chapter contract --------------------------------------------------------------------
@@ -351,8 +352,8 @@ std::size_t scratch_bytes(std::size_t n) {
 template <class Op, class Policy = Tuning>
 void launch(const red::ReduceCall& c) {
   std::size_t bytes = c.scratch_bytes;
-  CUDA_CHECK((reduce<Op, Policy>(c.scratch, bytes, static_cast<const typename Op::In*>(c.input), c.n, c.output,
-                                 c.stream)));
+  CUDA_CHECK(
+      (reduce<Op, Policy>(c.scratch, bytes, static_cast<const typename Op::In*>(c.input), c.n, c.output, c.stream)));
 }
 
 // The longest chain of additions an element goes through, for the error bound a sum must meet

@@ -3,9 +3,9 @@
 // it includes reduce.cuh only, so this file's instantiations stay out of its programs.
 #pragma once
 
-#include "09_cub_comparison/reduce.cuh"
 #include <type_traits>
 
+#include "09_cub_comparison/reduce.cuh"
 #include "chapter_builder.cuh"
 #include "cub_order.hpp"
 
@@ -39,5 +39,8 @@ const red::Chapter& chapter_with() {
 }
 
 inline const red::Chapter& chapter() { return chapter_with<false>(); }
+
+// CUB's own Max, Min and ArgMax as shipped.
+inline const red::Chapter& builtin() { return chapter_with<true>(); }
 
 }  // namespace ch09

@@ -8,11 +8,12 @@
 // -inf and NaN (below).
 #pragma once
 
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/tabulate_output_iterator.h>
+
 #include <cub/device/device_reduce.cuh>
 #include <cuda/functional>
 #include <cuda/std/limits>
-#include <thrust/iterator/counting_iterator.h>
-#include <thrust/iterator/tabulate_output_iterator.h>
 #include <type_traits>
 
 #include "chapter.hpp"
@@ -110,10 +111,10 @@ cudaError_t cub_reduce(void* d_temp, std::size_t& temp_bytes, const void* input,
     return cub::DeviceReduce::Reduce(d_temp, temp_bytes, in, static_cast<T*>(output), n,
                                      NanExtremum<Op::op == red::Op::max>{}, identity_as_input<Op>(), s);
   } else {  // argmax over the indices, each turned into its (value, index) pair
-    return cub::DeviceReduce::TransformReduce(
-        d_temp, temp_bytes, thrust::counting_iterator<long long>(0),
-        thrust::make_tabulate_output_iterator(StoreResult<Op>{output}), static_cast<std::int64_t>(n),
-        CombinePairs<Op>{}, PairAt<Op>{in}, Op::identity(), s);
+    return cub::DeviceReduce::TransformReduce(d_temp, temp_bytes, thrust::counting_iterator<long long>(0),
+                                              thrust::make_tabulate_output_iterator(StoreResult<Op>{output}),
+                                              static_cast<std::int64_t>(n), CombinePairs<Op>{}, PairAt<Op>{in},
+                                              Op::identity(), s);
   }
 }
 

@@ -32,7 +32,7 @@ TEST_CASE("09_cub_comparison: NaN, infinities and the empty input, with this pro
 
 namespace {
 DeviceResult run_builtin(Op op, const HostArray& a) {
-  const Chapter& builtin = ch09::chapter_with<true>();
+  const Chapter& builtin = ch09::builtin();
   DeviceInput in = upload(a);
   Workspace ws(builtin, op, a.dtype, a.n);
   return decode_result(run_once(builtin, make_call(op, a.dtype, in.data, a.n, ws, nullptr), ws), a.dtype, op);
@@ -63,7 +63,7 @@ TEST_CASE("09_cub_comparison: what cub::DeviceReduce::Max, Min and ArgMax do, as
   MESSAGE("cub::DeviceReduce::ArgMax of [1, NaN, 2, 0, ...]: index ", run_builtin(Op::argmax, b).index);
   CHECK(test::run_checked(ch09::chapter(), Op::argmax, b).got.index == 1);
   // On inputs without NaN or infinities the two agree with every chapter.
-  for (Op op : {Op::max, Op::min, Op::argmax}) test::check_sizes(ch09::chapter_with<true>(), op, DType::f32, {3'000'017});
+  for (Op op : {Op::max, Op::min, Op::argmax}) test::check_sizes(ch09::builtin(), op, DType::f32, {3'000'017});
 }
 
 TEST_CASE("09_cub_comparison: repeated calls into one output and scratch leave nothing stale") {

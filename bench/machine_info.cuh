@@ -20,8 +20,8 @@ inline double measure_copy_gbps() {
   TimingConfig cfg;
   cfg.repetitions = 20;
   Timing t = time_on_stream(
-      [&] { CUDA_CHECK(cudaMemcpyAsync(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice, nullptr)); },
-      nullptr, cfg);
+      [&] { CUDA_CHECK(cudaMemcpyAsync(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice, nullptr)); }, nullptr,
+      cfg);
   return 2.0 * bytes / (t.median_us * 1e3);
 }
 

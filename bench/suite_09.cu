@@ -5,6 +5,6 @@ namespace red::bench::suite {
 
 const Chapter& chapter_09() { return ch09::chapter(); }
 
-const Chapter& chapter_09_builtin() { return ch09::chapter_with<true>(); }
+const Chapter& chapter_09_builtin() { return ch09::builtin(); }
 
 }  // namespace red::bench::suite

@@ -1,11 +1,11 @@
 #include "inputs.hpp"
 
 #include <algorithm>
-#include <random>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <stdexcept>
 #include <type_traits>
 

@@ -4,8 +4,9 @@
 // block, launch only as many blocks as the GPU holds at once (a multiple of the SM count). They
 // take the input's tiles in rounds, each writes one partial into scratch, and a second kernel of
 // one block combines those (about a thousand) partials in a fixed order. Every element's path to
-// the result depends only on n and on the GPU, so the result is bitwise the same on every run,
-// and no operator needs an atomic it may not have.
+// the result depends only on its index, n and the grid (the SM count times the blocks per SM the
+// compiled kernel gets), never on the input's address, so the result is bitwise the same on every
+// run, and no operator needs an atomic it may not have.
 // With a fixed grid a thread's loads become a loop, and two smaller changes pay: 16-byte vector
 // loads, and launching pass 2 before pass 1 ends. The README measures each one taken out.
 // Cost: the input read once; 2 launches whatever n (1 below one block's worth); partials of
@@ -33,9 +34,10 @@ namespace ch07 {
 // One 16-byte load (LDG.128) brings 4 floats, 8 halves or 16 bytes per instruction: a quarter of
 // the load instructions of 4-byte loads (an eighth for halves), so the same bytes in flight take
 // fewer instructions and registers. It needs an address that is a multiple of 16; an input that
-// starts a few elements past such an address (a sub-array, a user's pointer) gets its first
-// elements read one by one instead. This is the chapter's second idea; the benchmark measures
-// pass 1 without it (variants.cuh), so each idea's gain is seen alone. Chapter 08 reuses these.
+// starts a few elements past such an address (a sub-array, a user's pointer) reads the same
+// vectors in narrower pieces (load_at, below). This is the chapter's second idea; the benchmark
+// measures pass 1 without it (variants.cuh), so each idea's gain is seen alone. Chapter 08 reuses
+// these.
 
 template <class T, unsigned Bytes = 16>
 struct Vector {
@@ -77,55 +79,74 @@ __device__ inline Vector<T, Bytes> load_vector(const T* body, std::size_t v) {
   return out;
 }
 
-// How pass 1 reads a vector of the body: the lesson's plain 16-byte load.
+// How pass 1 reads a vector: the lesson's plain 16-byte load.
 struct VectorLoad {
   template <class T>
   using Vec = Vector<T, 16>;
   template <class T>
-  __device__ static Vec<T> load(const T* body, std::size_t v) {
-    return load_vector<16>(body, v);
+  __device__ static Vec<T> load(const T* in, std::size_t v) {
+    return load_vector<16>(in, v);
   }
 };
 
-// [0, head): single elements up to the first Bytes boundary. [head, head + vectors * count):
-// whole vectors. [tail_begin, n): the rest, fewer than a vector.
-struct VectorSplit {
-  std::size_t head = 0;
-  std::size_t vectors = 0;
-  std::size_t tail_begin = 0;
-};
+// Vector v is always elements [v * kCount, (v + 1) * kCount) of the input, whatever its address,
+// so which thread adds which element, and in what order, follows the indices alone: the result's
+// bits do not depend on where the input starts. An input whose start is not a multiple of the
+// vector size reads the same vector in pieces of `width` bytes, the widest its address allows
+// (8 for floats 8 bytes past a boundary, 4 for floats 4 or 12 past): more load instructions for
+// the same bytes and the same order of additions.
+template <unsigned Piece, class Vec, class T>
+__device__ inline Vec load_in_pieces(const T* at) {
+  static_assert(sizeof(Vec) % Piece == 0, "a vector is a whole number of pieces");
+  using Word = typename LoadWord<Piece>::type;
+  constexpr unsigned kPieces = sizeof(Vec) / Piece;
+  Word words[kPieces];
+#pragma unroll
+  for (unsigned p = 0; p < kPieces; ++p) words[p] = __ldg(reinterpret_cast<const Word*>(at) + p);
+  Vec out;
+  std::memcpy(&out, words, sizeof(Vec));
+  return out;
+}
 
-template <unsigned Bytes, class T>
-VectorSplit split_for_vectors(const T* in, std::size_t n) {
-  constexpr std::size_t count = Bytes / sizeof(T);
+template <class Load, class T>
+__device__ inline typename Load::template Vec<T> load_at(const T* in, std::size_t v, unsigned width) {
+  using Vec = typename Load::template Vec<T>;
+  if (width >= sizeof(Vec)) return Load::load(in, v);  // aligned: one instruction
+  const T* at = in + v * Vec::kCount;
+  if constexpr (sizeof(Vec) > 8 && sizeof(T) <= 8)
+    if (width == 8) return load_in_pieces<8, Vec>(at);
+  if constexpr (sizeof(Vec) > 4 && sizeof(T) <= 4)
+    if (width == 4) return load_in_pieces<4, Vec>(at);
+  if constexpr (sizeof(Vec) > 2 && sizeof(T) <= 2)
+    if (width == 2) return load_in_pieces<2, Vec>(at);
+  return load_in_pieces<sizeof(T), Vec>(at);
+}
+
+// The widest load, up to Bytes, that `in` allows: the largest power of two dividing its address.
+template <unsigned Bytes>
+__host__ __device__ inline unsigned load_width(const void* in) {
   const std::uintptr_t address = reinterpret_cast<std::uintptr_t>(in);
-  VectorSplit s;
-  if (address % sizeof(T) != 0) {  // not even element-aligned: no vector ever lines up
-    s.head = n;
-    s.tail_begin = n;
-    return s;
-  }
-  s.head = std::min(n, (Bytes - address % Bytes) % Bytes / sizeof(T));
-  s.vectors = (n - s.head) / count;
-  s.tail_begin = s.head + s.vectors * count;
-  return s;
+  unsigned width = Bytes;
+  while (width > 1 && address % width != 0) width /= 2;
+  return width;
 }
 
 // What pass 1 reads: here one array; chapter 08 reads two and their products (ch08::Products),
 // as CUB's TransformReduce applies a transform before the reduction.
-//   element(i)     element i alone (the misaligned head and the tail)
-//   load(head, v)  vector v of the aligned body that starts at element `head`
-//   value(x, j)    element j of a loaded vector
-// kCount elements per vector, kLoads load instructions per vector.
+//   element(i)  element i alone (the tail, fewer than a vector)
+//   load(v)     vector v: elements [v * kCount, (v + 1) * kCount)
+//   value(x, j) element j of a loaded vector
+// kCount elements per vector, kLoads load instructions per vector (when aligned).
 template <class T, class Load = VectorLoad>
 struct Array {
   using Loaded = typename Load::template Vec<T>;
   static constexpr unsigned kCount = Loaded::kCount;
   static constexpr unsigned kLoads = 1;
   const T* in;
-  VectorSplit split(std::size_t n) const { return split_for_vectors<sizeof(Loaded)>(in, n); }
+  unsigned width = load_width<sizeof(Loaded)>(in);
+  bool element_aligned() const { return width >= sizeof(T); }
   __device__ T element(std::size_t i) const { return in[i]; }
-  __device__ Loaded load(std::size_t head, std::size_t v) const { return Load::load(in + head, v); }
+  __device__ Loaded load(std::size_t v) const { return load_at<Load>(in, v, width); }
   __device__ T value(const Loaded& x, unsigned j) const { return x.elements[j]; }
 };
 
@@ -156,11 +177,11 @@ constexpr unsigned unroll_of() {
 }
 
 // Pass 1. Every thread accumulates its share of the input in a register. Its indices only
-// grow (head, then body tiles, then the last vectors, then the tail), which lets argmax skip the
-// index compare (append).
+// grow (body tiles, then the last vectors, then the tail), which lets argmax skip the index
+// compare (append).
 template <class Op, class Policy, class Source>
 __global__ void __launch_bounds__(kBlock)
-    reduce_pass1(Source src, std::size_t n, VectorSplit split, typename Op::Acc* partials, void* result) {
+    reduce_pass1(Source src, std::size_t n, typename Op::Acc* partials, void* result) {
   using Acc = typename Op::Acc;
   constexpr unsigned kUnroll = unroll_of<Policy, Source>();
   constexpr unsigned kCount = Source::kCount;
@@ -174,24 +195,24 @@ __global__ void __launch_bounds__(kBlock)
   const std::size_t thread = blockIdx.x * std::size_t{kBlock} + threadIdx.x;
   const std::size_t threads = std::size_t{gridDim.x} * kBlock;
 
+  const std::size_t vectors = n / kCount;
   Acc acc = Op::identity();
-  for (std::size_t i = thread; i < split.head; i += threads) acc = Op::append(acc, src.element(i), i);
 
   // The body, in tiles of kBlock x kUnroll vectors, taken by the blocks in rounds: in round r
   // block b takes tile r * gridDim.x + b. In a tile, thread t loads vectors t, t + kBlock, ...: a
   // warp's load covers 512 contiguous bytes, a block reads one contiguous stretch per trip (32 KB
   // for 8 vectors), and all kUnroll loads are issued before the first is used.
-  const std::size_t rounds = split.vectors / kTileVectors / gridDim.x;
+  const std::size_t rounds = vectors / kTileVectors / gridDim.x;
   for (std::size_t r = 0; r < rounds; ++r) {
     const std::size_t first = (r * gridDim.x + blockIdx.x) * kTileVectors + threadIdx.x;
     typename Source::Loaded x[kUnroll];
 #pragma unroll
-    for (unsigned u = 0; u < kUnroll; ++u) x[u] = src.load(split.head, first + u * kBlock);
+    for (unsigned u = 0; u < kUnroll; ++u) x[u] = src.load(first + u * kBlock);
 #pragma unroll
     for (unsigned u = 0; u < kUnroll; ++u)
 #pragma unroll
       for (unsigned j = 0; j < kCount; ++j)
-        acc = Op::append(acc, src.value(x[u], j), split.head + (first + u * kBlock) * kCount + j);
+        acc = Op::append(acc, src.value(x[u], j), (first + u * kBlock) * kCount + j);
   }
   // Less than one round is left. Whole tiles would keep some blocks busy for a trip while the
   // rest wait (at 2^30 floats, 248.24 rounds: a quarter of the blocks would run a 249th); spread
@@ -200,15 +221,15 @@ __global__ void __launch_bounds__(kBlock)
   typename Source::Loaded x[kUnroll];
 #pragma unroll
   for (unsigned u = 0; u < kUnroll; ++u)
-    if (rest + u * threads < split.vectors) x[u] = src.load(split.head, rest + u * threads);
+    if (rest + u * threads < vectors) x[u] = src.load(rest + u * threads);
 #pragma unroll
   for (unsigned u = 0; u < kUnroll; ++u)
-    if (rest + u * threads < split.vectors)
+    if (rest + u * threads < vectors)
 #pragma unroll
       for (unsigned j = 0; j < kCount; ++j)
-        acc = Op::append(acc, src.value(x[u], j), split.head + (rest + u * threads) * kCount + j);
+        acc = Op::append(acc, src.value(x[u], j), (rest + u * threads) * kCount + j);
 
-  for (std::size_t i = split.tail_begin + thread; i < n; i += threads) acc = Op::append(acc, src.element(i), i);
+  for (std::size_t i = vectors * kCount + thread; i < n; i += threads) acc = Op::append(acc, src.element(i), i);
 
   acc = ch06::block_reduce<Op>(acc, per_warp);
   if (threadIdx.x == 0) {
@@ -316,6 +337,7 @@ cudaError_t reduce_source(void* scratch, std::size_t& scratch_bytes, Source src,
     return cudaSuccess;
   }
   if (scratch_bytes < needed || result == nullptr) return cudaErrorInvalidValue;
+  if (n > 0 && !src.element_aligned()) return cudaErrorInvalidValue;  // not even one element reads there
   if (n == 0) {
     red::store_identity<Op><<<1, 1, 0, stream>>>(result);
     return cudaGetLastError();
@@ -323,7 +345,7 @@ cudaError_t reduce_source(void* scratch, std::size_t& scratch_bytes, Source src,
   auto* partials = static_cast<typename Op::Acc*>(scratch);
   const unsigned blocks = pass1_blocks<Op, Policy, Source>(n);
   reduce_pass1<Op, Policy, Source>
-      <<<blocks, kBlock, 0, stream>>>(src, n, src.split(n), partials, blocks == 1 ? result : nullptr);
+      <<<blocks, kBlock, 0, stream>>>(src, n, partials, blocks == 1 ? result : nullptr);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess || blocks == 1) return e;
   const bool early = Policy::kEarlyLaunch && limits_of<Op, Policy, Source>().programmatic;
   return launch_pass2<Op>(partials, blocks, result, stream, early);

@@ -162,6 +162,12 @@ TEST_CASE("07_two_pass: NaN, infinities and the empty input") { test::check_spec
 
 TEST_CASE("07_two_pass: misaligned starts") { test::check_misaligned_starts(ch()); }
 
+TEST_CASE("07_two_pass: the result's bits do not depend on where the input starts") {
+  // 2^22 + 3 floats: every block takes tiles, and a partial vector and a tail are left.
+  test::check_alignment_independence(ch(), (std::size_t{1} << 22) + 3);
+  test::check_alignment_independence(ch(), 100'003);  // fewer blocks than the GPU holds
+}
+
 TEST_CASE("07_two_pass: more than 2^31 elements" * doctest::test_suite("large")) { test::check_above_2_31(ch()); }
 
 TEST_CASE("07_two_pass: adversarial inputs") { test::check_adversarial(ch()); }

@@ -139,8 +139,8 @@ void launch_coarsened(const red::ReduceCall& c) {
 // the transform CUB's TransformReduce would apply. 07's kernels and launcher then do the rest, with
 // Sum<float>: the dot product is the sum of the products. nvcc fuses each product with the add
 // that follows into one fmaf (its default, --fmad=true): one rounding per element.
-// Vectors of a and b line up only when both start at the same offset from a vector boundary; the
-// split is otherwise all head, and every element is read singly (correct, slower).
+// Each vector is read as wide as its own address allows (ch07::load_at), so a and b may start at
+// any offsets, and the result's bits do not depend on them.
 template <class T, class Load = ch07::VectorLoad>
 struct Products {
   using Vec = typename Load::template Vec<T>;
@@ -151,16 +151,12 @@ struct Products {
   static constexpr unsigned kLoads = 2;  // two vectors per element group: 07's rule then keeps 4 of each in flight
   const T* a;
   const T* b;
-  ch07::VectorSplit split(std::size_t n) const {
-    const auto offset = [](const T* p) { return reinterpret_cast<std::uintptr_t>(p) % sizeof(Vec); };
-    if (offset(a) == offset(b)) return ch07::split_for_vectors<sizeof(Vec)>(a, n);
-    ch07::VectorSplit all_single;
-    all_single.head = all_single.tail_begin = n;
-    return all_single;
-  }
+  unsigned width_a = ch07::load_width<sizeof(Vec)>(a);
+  unsigned width_b = ch07::load_width<sizeof(Vec)>(b);
+  bool element_aligned() const { return width_a >= sizeof(T) && width_b >= sizeof(T); }
   __device__ float element(std::size_t i) const { return red::to_wide(a[i]) * red::to_wide(b[i]); }
-  __device__ Loaded load(std::size_t head, std::size_t v) const {
-    return {Load::load(a + head, v), Load::load(b + head, v)};
+  __device__ Loaded load(std::size_t v) const {
+    return {ch07::load_at<Load>(a, v, width_a), ch07::load_at<Load>(b, v, width_b)};
   }
   __device__ float value(const Loaded& x, unsigned j) const {
     return red::to_wide(x.a.elements[j]) * red::to_wide(x.b.elements[j]);

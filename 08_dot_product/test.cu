@@ -33,8 +33,12 @@ TEST_CASE("08_dot_product: misaligned starts, the same for both vectors") {
   for (const Chapter* step : kSteps) test::check_misaligned_starts(*step);
 }
 
+TEST_CASE("08_dot_product: dot_two_pass's bits do not depend on where a and b start") {
+  test::check_alignment_independence(ch08::chapter(), (std::size_t{1} << 22) + 3);
+}
+
 TEST_CASE("08_dot_product: vectors at different offsets from a 16-byte boundary") {
-  // dot_two_pass cannot pair the vectors of a and b then, and reads every element singly.
+  // dot_two_pass reads each vector as wide as its own address allows.
   for (std::size_t offset_b : {1, 2, 3}) {
     const std::size_t n = 1'000'003;
     HostArray a = generate(DType::f32, n, Dist::normal, test::fresh_seed());

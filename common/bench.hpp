@@ -1,6 +1,6 @@
 // Google Benchmark glue: one benchmark per (chapter, op, dtype, n), timed with CUDA events
-// (manual time = the median of repetitions, common/timing.hpp), with the counters the results
-// CSV is made of.
+// (manual time = the steady-state median, common/timing.hpp), with the counters the results CSV
+// is made of.
 #pragma once
 
 #include <cstddef>
@@ -18,7 +18,7 @@ struct Case {
 };
 
 // Registers `ch` for each case. Benchmark names are "<chapter>/<kernel>/<op>/<dtype>/<n>"; counters:
-// n, bytes, gbps, pct_peak, l2_resident, reps. Inputs are generated on the host once per
+// n, bytes, time_us, time_p10_us, time_p90_us, latency_us, gbps, pct_peak, l2_resident, reps. Inputs are generated on the host once per
 // (dtype, n, op) and shared by consecutive benchmarks, so register cases grouped by size.
 void register_chapter(const Chapter& ch, const std::vector<Case>& cases);
 

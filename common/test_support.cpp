@@ -9,6 +9,7 @@
 #include <limits>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -360,6 +361,38 @@ void check_misaligned_starts(const Chapter& ch) {
         const HostArray b = p.op == Op::dot ? generate(p.dtype, n, Dist::normal, fresh_seed()) : HostArray{};
         run_checked(ch, p.op, a, offset, p.op == Op::dot ? &b : nullptr);
       }
+  }
+}
+
+void check_alignment_independence(const Chapter& ch, std::size_t n) {
+  // Float sums and dot products, where the order of additions shows in the bits; every dtype
+  // width, so every position of a vector boundary inside the data occurs.
+  const OpDType cases[] = {{Op::sum, DType::f32}, {Op::sum, DType::f64}, {Op::sum, DType::f16},
+                           {Op::sum, DType::bf16}, {Op::sum, DType::u8}, {Op::dot, DType::f32},
+                           {Op::dot, DType::bf16}};
+  for (const OpDType& p : cases) {
+    if (!ch.supports(p.op, p.dtype)) continue;
+    const HostArray a = generate(p.dtype, n, Dist::normal, fresh_seed());
+    const HostArray b = p.op == Op::dot ? generate(p.dtype, n, Dist::normal, fresh_seed()) : HostArray{};
+    const Reference ref = p.op == Op::dot ? reference_dot(a, b) : reference(a, p.op);
+    // Offsets 0 to one past a whole vector, in elements; a dot product's b also at its own offset.
+    const std::size_t per_vector = 16 / size_of(p.dtype);
+    std::optional<DeviceResult> first;
+    for (std::size_t offset = 0; offset <= per_vector + 1; ++offset) {
+      const std::size_t offset_b = p.op == Op::dot ? (offset * 3 + 1) % (per_vector + 2) : 0;
+      INFO(ch.name, " ", std::string(name(p.op)), " ", std::string(name(p.dtype)), " n=", n, " offset=", offset,
+           p.op == Op::dot ? " offset of b=" + std::to_string(offset_b) : std::string());
+      DeviceInput in = upload(a, offset);
+      DeviceInput in2 = p.op == Op::dot ? upload(b, offset_b) : DeviceInput{};
+      Workspace ws(ch, p.op, p.dtype, n);
+      const DeviceResult got =
+          decode_result(run_once(ch, make_call(p.op, p.dtype, in.data, n, ws, nullptr, in2.data), ws), p.dtype, p.op);
+      CHECK(check_result(ch, ref, got, p.dtype, p.op, n).passed);
+      if (!first) first = got;
+      INFO("result ", got.value, ", at offset 0 ", first->value);
+      CHECK(std::memcmp(&got.value, &first->value, sizeof got.value) == 0);
+      CHECK(got.ivalue == first->ivalue);
+    }
   }
 }
 

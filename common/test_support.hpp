@@ -84,6 +84,12 @@ void check_stress(const Chapter& ch, Op op, int count = 10'000, int streams = 4,
 // where the chapter supports them.
 void check_misaligned_starts(const Chapter& ch);
 
+// The same data placed 0, 1, 2, ... elements past an aligned start, up to one past a whole 16-byte
+// vector (a dot product's second vector at other offsets): for a chapter whose result must not
+// depend on where its input starts, the bits are the same at every offset. Float sums of every
+// width and dot products.
+void check_alignment_independence(const Chapter& ch, std::size_t n);
+
 // 2^31 + 7 elements (skipped with a message where the device lacks the memory): a sum of small
 // integers, which must be exact, a max, and (where supported) an argmax whose answer is past 2^31.
 void check_above_2_31(const Chapter& ch);

@@ -113,9 +113,23 @@ class TestCsv(Results):
         self.assertIn(failed[0], self.csv_run.stderr)
         self.assertNotIn(("reduce_convergent", "sum", 2 ** 26),
                          [(r["kernel"], r["op"], r["n"]) for r in self.rows])
-        # The L2 flag follows the counter: 2^20 f32 (4 MiB) sits in L2, 2^28 (1 GiB) does not.
+        # The L2 flag follows the counter: 2^20 f32 (4 MiB) sits in L2, 2^24 (64 MiB, more than
+        # the 60 MiB L2) and 2^28 (1 GiB) do not.
         self.assertTrue(self.row("reduce_naive", 2 ** 20)["l2_resident"])
+        self.assertFalse(self.row("reduce_naive", 2 ** 24)["l2_resident"])
         self.assertFalse(self.row("reduce_naive", 2 ** 28)["l2_resident"])
+
+    def test_steady_state_spread_and_latency_columns(self):
+        # Each comes from its own counter, unchanged; the steady state is what GB/s is made of.
+        for e in json_entries():
+            if e.get("error_occurred"):
+                continue
+            chapter, kernel, op, dtype, n = e["name"].split("/")[:5]
+            r = next(r for r in self.rows if (r["chapter"], r["kernel"], r["op"], r["dtype"], r["n"])
+                     == (chapter, kernel, op, dtype, int(n)))
+            for column in ("time_us", "time_p10_us", "time_p90_us", "latency_us"):
+                self.assertAlmostEqual(r[column], e[column], delta=1e-6 * e[column], msg=column)
+            self.assertAlmostEqual(r["gbps"], r["bytes"] / (r["time_us"] * 1e3), delta=1e-6 * r["gbps"])
 
     def test_variant_of_and_params_come_from_the_label_and_counters(self):
         with open(self.csv, newline="", encoding="utf-8") as f:
@@ -188,6 +202,9 @@ class TestCharts(Results):
         sections = [line for line in tables.splitlines() if line.startswith("## ")]
         self.assertEqual(sections, ["## sum, f32", "## max, f32", "## argmax, f32", "## dot, f32",
                                     "## sum, f16", "## sum, bf16", "## dot, bf16"])
+        latency = table_after(tables, "### Latency of one call from idle")
+        line = next(line for line in latency if line[1] == "`cub_sum`")
+        self.assertEqual(line[latency[0].index("2^14")], cells(self.row("cub_sum", 2 ** 14), "latency_us")[0] + "*")
         ratios = table_after(tables, "### Ratio to `cub_sum`")
         line = next(line for line in ratios if line[1] == "`reduce_coarsened_x8`")
         self.assertEqual(line[ratios[0].index("2^28")],
@@ -327,10 +344,11 @@ class TestChapterReadme(Results):
                                     "(../results/h200/bench.csv) by `scripts/update_readme.py --chapter`"), 2)
         for op, cub in (("sum", "cub_sum"), ("max", "cub_max_builtin")):
             table = table_after(text, f"**f32 {op}**, `reduce_shared`")
-            self.assertEqual(table[0], ["n", "input", "memory", "time per call (µs)", "GB/s",
-                                        "% of DRAM peak", "vs. 02_convergent (GB/s ratio)", f"× `{cub}`"])
+            self.assertEqual(table[0], ["n", "input", "memory", "µs per call, back to back", "µs, one call",
+                                        "GB/s", "% of DRAM peak", "vs. 02_convergent (GB/s ratio)", f"× `{cub}`"])
+            # L2-resident means no larger than L2 (60 MiB): 64 MiB is measured cold.
             self.assertEqual([line[:3] for line in table[1:]],
-                             [["2^20", "4 MiB", "L2-resident"], ["2^24", "64 MiB", "L2-resident"],
+                             [["2^20", "4 MiB", "L2-resident"], ["2^24", "64 MiB", "DRAM"],
                               ["2^26", "256 MiB", "DRAM"], ["2^28", "1 GiB", "DRAM"],
                               ["2^30", "4 GiB", "DRAM"]])
             for line in table[1:]:
@@ -338,7 +356,7 @@ class TestChapterReadme(Results):
                 prev = next((p for p in self.rows if (p["kernel"], p["op"], p["n"])
                              == ("reduce_convergent", op, r["n"])), None)
                 # 02's sum at 2^26 failed its check in the synthetic run: no ratio there.
-                self.assertEqual(line[3:], cells(r, "time_us", "gbps", "pct_peak") +
+                self.assertEqual(line[3:], cells(r, "time_us", "latency_us", "gbps", "pct_peak") +
                                  [ratio(r, prev) if prev else "—"] + cells(r, "ratio_to_cub"))
         self.assertEqual(self.update("03_shared"), text)  # running it again changes nothing
 
@@ -391,10 +409,11 @@ class TestChapterReadme(Results):
                                     "`cub_sum` (µs)", "CUB time ÷ this chapter's"])
         mine, plain, cub = (self.row(k, 2 ** 14) for k in
                             ("reduce_two_pass", "reduce_two_pass_plain_launch", "cub_sum"))
-        self.assertIn(["2^14"] + [c for r in (mine, plain, cub) for c in cells(r, "time_us")] +
-                      [f"{cub['time_us'] / mine['time_us']:.3f}"], small)
+        # Small sizes show one call's latency, the host's dispatch included.
+        self.assertIn(["2^14"] + [c for r in (mine, plain, cub) for c in cells(r, "latency_us")] +
+                      [f"{cub['latency_us'] / mine['latency_us']:.3f}"], small)
         lead = self.row("reduce_two_pass", 2 ** 20)
-        self.assertEqual(small[-1][:3], ["2^20"] + cells(lead, "time_us") + ["—"])
+        self.assertEqual(small[-1][:3], ["2^20"] + cells(lead, "latency_us") + ["—"])
         self.assertIn("**f32 argmax**, `reduce_two_pass`", text)
 
     def test_small_n_without_variants(self):
@@ -426,7 +445,8 @@ class TestChapterReadme(Results):
                           "**f32 dot**, `dot_two_pass`", "**bf16 dot**, `dot_two_pass`"])
         detail = table_after(text, "**bf16 dot**, `dot_two_pass`")
         r = self.row("dot_two_pass", 2 ** 28, "dot", "bf16")
-        self.assertIn(["2^28", "1 GiB", "DRAM"] + cells(r, "time_us", "gbps", "pct_peak", "ratio_to_cub"),
+        self.assertIn(["2^28", "1 GiB", "DRAM"] + cells(r, "time_us", "latency_us", "gbps", "pct_peak",
+                                                          "ratio_to_cub"),
                       detail)
         self.assertEqual(detail[0][-1], "× `cub_transform_reduce`")
 

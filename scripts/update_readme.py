@@ -115,7 +115,8 @@ def lead_table(part, chapter, lead, previous):
     """The lead kernel at CHAPTER_SIZES: one line per size it was measured at."""
     at = {(r["chapter"], r["kernel"], r["n"]): r for r in part}
     prev_lead = previous and lead_kernel(part, previous)
-    header = ["n", "input", "memory", "time per call (µs)", "GB/s", "% of DRAM peak"]
+    header = ["n", "input", "memory", "µs per call, back to back", "µs, one call", "GB/s",
+              "% of DRAM peak"]
     header += [f"vs. {previous} (GB/s ratio)"] if prev_lead else []
     header += [f"× `{plot.baseline_for(part[0]['op'], part[0]['dtype'])[1]}`"]
     body = []
@@ -124,7 +125,7 @@ def lead_table(part, chapter, lead, previous):
         if r:
             input_bytes = n * round(r["bytes"] / n)  # bytes counts the input plus the result
             cells = [plot.pow2_label(n), plot.binary_size(input_bytes), memory_label(r)]
-            cells += [fmt(field, r[field]) for field in ("time_us", "gbps", "pct_peak")]
+            cells += [fmt(field, r[field]) for field in ("time_us", "latency_us", "gbps", "pct_peak")]
             cells += [ratio(r, at.get((previous, prev_lead, n)))] if prev_lead else []
             body.append(cells + [fmt("ratio_to_cub", r["ratio_to_cub"])])
     return plot.markdown_table(header, body, text_columns=3) if body else []
@@ -163,12 +164,12 @@ def comparison_table(part, chapter, kernels, lead):
 
 
 def small_n_table(rows, chapter, lead):
-    """Time per call (µs) of the f32 sum at SMALL_SIZES: the lead kernel, its variants measured
-    below CHAPTER_SIZES (07's plain launch: those measured from there on are in the variants
-    table), and CUB, with CUB's time divided by the lead kernel's."""
+    """Latency (µs) of one f32 sum call from idle at SMALL_SIZES: the lead kernel, its variants
+    measured below CHAPTER_SIZES (07's plain launch: those measured from there on are in the
+    variants table), and CUB, with CUB's latency divided by the lead kernel's."""
     sums = plot.select(rows, "sum", "f32")
     base_chapter, cub = plot.baseline_for("sum", "f32")
-    time = {(r["chapter"], r["kernel"], r["n"]): r["time_us"] for r in sums}
+    time = {(r["chapter"], r["kernel"], r["n"]): r["latency_us"] for r in sums if r["latency_us"]}
     kernels = [lead] + [k for k in variants(sums, chapter, lead)
                         if any((chapter, k, n) in time for n in SMALL_SIZES if n < CHAPTER_SIZES[0])]
     header = ["n"] + [f"`{k}` (µs)" for k in kernels] + [f"`{cub}` (µs)", "CUB time ÷ this chapter's"]
@@ -176,8 +177,8 @@ def small_n_table(rows, chapter, lead):
     for n in SMALL_SIZES:
         mine, base = time.get((chapter, lead, n)), time.get((base_chapter, cub, n))
         if mine is not None:
-            body.append([plot.pow2_label(n)] + [fmt("time_us", time.get((chapter, k, n))) for k in kernels]
-                        + [fmt("time_us", base), fmt("ratio_to_cub", base / mine if base else None)])
+            body.append([plot.pow2_label(n)] + [fmt("latency_us", time.get((chapter, k, n))) for k in kernels]
+                        + [fmt("latency_us", base), fmt("ratio_to_cub", base / mine if base else None)])
     return plot.markdown_table(header, body, text_columns=1) if body else []
 
 
@@ -219,8 +220,9 @@ def chapter_tables(rows, chapter, lead, previous):
                       f"and their GB/s against `{lead}`'s and `{base}`'s at the same n.",
                       comparison_table(part, chapter, [lead] + variants(part, chapter, lead), lead)))
     if chapter[:2].isdigit() and int(chapter[:2]) >= SMALL_N_FROM_CHAPTER:
-        later.append(("**Small n**, f32 sum: time per call, where launches, not bytes, set the time "
-                      "(all these inputs sit in L2).", small_n_table(rows, chapter, lead)))
+        later.append(("**Small n**, f32 sum: one call from an idle GPU, the host's dispatch included, "
+                      "where launches, not bytes, set the time (all these inputs sit in L2).",
+                      small_n_table(rows, chapter, lead)))
     return [(title, table) for title, table in tables + later if table]
 
 
@@ -251,8 +253,11 @@ def chapter_section(chapter_dir, rows, machine, results_dir):
         intro = (f"Measured on **{machine.gpu}**. GB/s: "
                  f"{'the bytes of both vectors' if dot else 'the input'} read once, in 10^9 bytes/s; "
                  f"% of DRAM peak: of the theoretical DRAM bandwidth ({machine.dram_gbps:.0f} GB/s). "
-                 f"L2-resident rows (input < 4x L2, {machine.l2_label}) measure L2 and launch latency, "
-                 f"not DRAM: read their time per call. {'; '.join(ratios)} (> 1: this chapter is "
+                 f"GB/s, ratios and µs back to back: the steady state, the median call among calls "
+                 f"queued back to back; µs, one call: a single call from an idle GPU, the host's "
+                 f"dispatch included. L2-resident rows (input no larger than L2, {machine.l2_label}) "
+                 f"are measured hot and measure L2 and launch latency, not DRAM: read their time per "
+                 f"call; larger inputs are measured cold. {'; '.join(ratios)} (> 1: this chapter is "
                  f"faster).")
     # Under every table: the GPU and the CSV, linked relative to the chapter's README and shown
     # relative to the repository root above it.

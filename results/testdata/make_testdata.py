@@ -3,7 +3,8 @@
 JSON output of reduction_bench) and machine.txt (an H200-like description).
 
 The numbers come from a simple model, time = launch latency + bytes / bandwidth, with a higher
-bandwidth while the input fits in L2; they are plausible, not measured. What each kernel is, the
+bandwidth while the input fits in L2, and a one-call latency 2.5 µs above it; they are
+plausible, not measured. What each kernel is, the
 benchmark says as it does (common/bench.cpp): the label "variant of K" and a counter param_<key>
 per setting. Rerun after changing it:
 
@@ -89,14 +90,16 @@ def entry(index, k, op, dtype, n):
                     real_time=0.0, cpu_time=0.0, time_unit="us")
     input_bytes = n * ELEMENT_BYTES[dtype] * (2 if op == "dot" else 1)
     nbytes = input_bytes + (8 if op == "argmax" else 4)
-    bandwidth = k["fraction"] * MACHINE["copy_gbps"] * (1.6 if input_bytes < MACHINE["l2_bytes"] else 1.0)
+    bandwidth = k["fraction"] * MACHINE["copy_gbps"] * (1.6 if input_bytes <= MACHINE["l2_bytes"] else 1.0)
     time_us = k["latency_us"] + nbytes / (bandwidth * 1e3)
+    latency_us = time_us + 2.5  # one call from idle: the host's dispatch on top
     gbps = nbytes / (time_us * 1e3)
     reps = 200 if input_bytes <= 64 << 20 else 100 if input_bytes <= 1 << 30 else 60
     out = dict(common, real_time=time_us, cpu_time=time_us + 2.0, time_unit="us",
                bytes_per_second=nbytes / (time_us * 1e-6), n=float(n), bytes=float(nbytes),
-               time_us=time_us, gbps=gbps, pct_peak=100.0 * gbps / MACHINE["dram_gbps"],
-               l2_resident=1.0 if input_bytes < 4 * MACHINE["l2_bytes"] else 0.0, reps=float(reps))
+               time_us=time_us, time_p10_us=0.97 * time_us, time_p90_us=1.05 * time_us,
+               latency_us=latency_us, gbps=gbps, pct_peak=100.0 * gbps / MACHINE["dram_gbps"],
+               l2_resident=1.0 if input_bytes <= MACHINE["l2_bytes"] else 0.0, reps=float(reps))
     if k["variant_of"]:
         out["label"] = "variant of " + k["variant_of"]
     out.update({"param_" + key: float(value) for key, value in k["params"].items()})

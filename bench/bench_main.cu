@@ -27,6 +27,12 @@ int main(int argc, char** argv) {
       std::printf("results_folder: %s\n", gpu_folder_name(dev.name).c_str());
       return 0;
     }
+  // --timing-methods: 07 and CUB timed four ways (timing_methods.cu), printed; then stop.
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--timing-methods") == 0) {
+      bench::print_timing_methods();
+      return 0;
+    }
   for (const auto& line : machine) benchmark::AddCustomContext(line.key, line.value);
 
   std::vector<const Chapter*> chapters = bench::suite::chapters_01_to_05();

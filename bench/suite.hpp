@@ -30,3 +30,8 @@ const Chapter& chapter_09();
 const Chapter& chapter_09_builtin();
 
 }  // namespace red::bench::suite
+
+namespace red::bench {
+// timing_methods.cu: chapter 07 and CUB's Sum timed four ways, as a Markdown table on stdout.
+void print_timing_methods();
+}  // namespace red::bench

@@ -9,7 +9,9 @@
 #                block_reduce
 #     sanitizer  compute-sanitizer over every chapter program and op/dtype pair, the smoke run
 #                of every chapter program (scripts/smoke_programs.sh)
-#     bench      the whole benchmark suite and the charts (scripts/run_benchmarks.sh --no-setup)
+#     bench      the whole benchmark suite and the charts (scripts/run_benchmarks.sh --no-setup),
+#                then 07 and CUB timed four ways (reduction_bench --timing-methods) and what a
+#                misaligned start costs (scripts/alignment_cost.sh), into bench/experiments/
 #     all        the three, in that order
 #
 # The same steps run anywhere with an NVIDIA GPU, cmake, ninja, CLI11, doctest, Google Benchmark
@@ -43,6 +45,10 @@ if [[ $step == bench || $step == all ]]; then
   scripts/run_benchmarks.sh --no-setup --out "$OUT/bench" >"$OUT/bench_run.log" 2>&1 || rc=1
   tail -5 "$OUT/bench_run.log"
   mv "$OUT/bench_run.log" "$OUT/bench/"
+  mkdir -p "$OUT/bench/experiments"
+  "$BUILD_DIR/bench/reduction_bench" --timing-methods >"$OUT/bench/experiments/timing_methods.md" 2>&1 || rc=1
+  scripts/alignment_cost.sh "$BUILD_DIR" >"$OUT/bench/experiments/alignment_cost.md" 2>&1 || rc=1
+  cat "$OUT/bench/experiments/timing_methods.md" "$OUT/bench/experiments/alignment_cost.md"
   pack bench "$OUT/bench"
 fi
 exit $rc

@@ -20,12 +20,13 @@ run() {  # chapter op dtype offset
   for dtype in f16 u8; do
     for offset in 0 1; do run 07_two_pass sum $dtype $offset; done
   done
-} | python3 -c '
+} | python3 -c "$(cat <<'PY'
 import json, sys
 rows = [json.loads(line) for line in sys.stdin if line.startswith("{")]
 print("| chapter | op | dtype | offset (elements) | GB/s, back to back | % of peak | result |")
 print("|---|---|---|---:|---:|---:|---|")
 for r in rows:
-    print(f"| {r[\"chapter\"]} | {r[\"op\"]} | {r[\"dtype\"]} | {r[\"offset\"]} | {r[\"gbps\"]:.1f} | "
-          f"{r[\"pct_peak\"]:.1f} | {r[\"result\"]!r} |")
-'
+    print(f"| {r['chapter']} | {r['op']} | {r['dtype']} | {r['offset']} | {r['gbps']:.1f} | "
+          f"{r['pct_peak']:.1f} | {r['result']!r} |")
+PY
+)"

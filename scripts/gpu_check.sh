@@ -94,7 +94,8 @@ for bin in "$BUILD_DIR"/[0-9][0-9]_*/[0-9][0-9]_*; do
         done
       done
     done
-    echo "memcheck $bin sum f32 16777217 0" >>"$jobs_file"
+    cold=$([[ "$chapter" == 08_* ]] && echo "dot f32" || echo "sum f32")
+    echo "memcheck $bin $cold 16777217 0" >>"$jobs_file"
   fi
 done
 # A chapter program runs its main kernel only. Chapter 08's other steps (dot_shared,

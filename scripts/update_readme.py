@@ -10,7 +10,7 @@
 The top-level README gets the f32 sum of every chapter's lead kernel and of CUB, and the charts
 `results/plot.py charts` drew (run it first). A chapter gets, for each op and dtype it measured,
 its lead kernel at n = 2^20 ... 2^30 against the previous chapter's and the library, with its
-steps (08) and variants beside it; from 06 on, time per call at small n. 09_cub_comparison gets
+steps (08) and variants beside it; from 06 on, the one-call latency at small n. 09_cub_comparison gets
 every chapter's lead kernel against the library at every size.
 
 What each kernel is, bench.csv says: a chapter's lessons are its kernels with no variant_of that

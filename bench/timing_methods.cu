@@ -26,9 +26,7 @@ constexpr int kCalls = 200;
 // Microseconds per call of kCalls calls between two events on `stream`, launched directly or from
 // a CUDA graph of them.
 double per_call_us(const std::function<void()>& call, cudaStream_t stream, bool graph) {
-  cudaEvent_t start, stop;
-  CUDA_CHECK(cudaEventCreate(&start));
-  CUDA_CHECK(cudaEventCreate(&stop));
+  Event start, stop;
   cudaGraphExec_t exec = nullptr;
   if (graph) {
     cudaGraph_t g;
@@ -42,19 +40,15 @@ double per_call_us(const std::function<void()>& call, cudaStream_t stream, bool 
     for (int i = 0; i < 10; ++i) call();
   }
   CUDA_CHECK(cudaStreamSynchronize(stream));
-  CUDA_CHECK(cudaEventRecord(start, stream));
+  CUDA_CHECK(cudaEventRecord(start.get(), stream));
   if (graph)
     CUDA_CHECK(cudaGraphLaunch(exec, stream));
   else
     for (int i = 0; i < kCalls; ++i) call();
-  CUDA_CHECK(cudaEventRecord(stop, stream));
-  CUDA_CHECK(cudaEventSynchronize(stop));
-  float ms = 0;
-  CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+  CUDA_CHECK(cudaEventRecord(stop.get(), stream));
+  CUDA_CHECK(cudaEventSynchronize(stop.get()));
   if (exec) CUDA_CHECK(cudaGraphExecDestroy(exec));
-  CUDA_CHECK(cudaEventDestroy(start));
-  CUDA_CHECK(cudaEventDestroy(stop));
-  return 1e3 * ms / kCalls;
+  return elapsed_us(start, stop) / kCalls;
 }
 
 }  // namespace

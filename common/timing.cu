@@ -9,18 +9,6 @@ namespace red {
 
 namespace {
 
-class Event {
- public:
-  Event() { CUDA_CHECK(cudaEventCreate(&e_)); }
-  ~Event() { cudaEventDestroy(e_); }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-  cudaEvent_t get() const { return e_; }
-
- private:
-  cudaEvent_t e_ = nullptr;
-};
-
 // Reads every 16-byte word of the buffer. The sum is stored only where it equals a value it never
 // takes for a zeroed buffer, so the compiler keeps the loads and nothing is written.
 __global__ void read_all(const uint4* buffer, std::size_t words, unsigned* sink) {
@@ -89,13 +77,13 @@ double median(const std::vector<double>& sorted) {
   return sorted.size() % 2 ? sorted[m] : 0.5 * (sorted[m - 1] + sorted[m]);
 }
 
-double elapsed_us(const Event& a, const Event& b) {
+}  // namespace
+
+double elapsed_us(const Event& start, const Event& stop) {
   float ms = 0;
-  CUDA_CHECK(cudaEventElapsedTime(&ms, a.get(), b.get()));
+  CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
   return 1e3 * ms;
 }
-
-}  // namespace
 
 L2Scrubber::L2Scrubber(const DeviceInfo& dev) : buffer_(2 * dev.l2_bytes / 16 * 16), sink_(sizeof(unsigned)) {
   buffer_.fill(0);

@@ -25,6 +25,22 @@
 
 namespace red {
 
+// A CUDA event (timing enabled) destroyed with its owner.
+class Event {
+ public:
+  Event() { CUDA_CHECK(cudaEventCreate(&e_)); }
+  ~Event() { cudaEventDestroy(e_); }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  cudaEvent_t get() const { return e_; }
+
+ private:
+  cudaEvent_t e_ = nullptr;
+};
+
+// Microseconds between two events that have completed.
+double elapsed_us(const Event& start, const Event& stop);
+
 inline bool l2_resident(std::size_t bytes, const DeviceInfo& dev) { return bytes <= dev.l2_bytes; }
 
 // Evicts everything from L2 by reading a buffer twice its size (a kernel; the buffer was cleared

@@ -73,6 +73,15 @@ int main(int argc, char** argv) {
     for (const Chapter* variant : bench::suite::variants_07())
       bench::register_chapter(*variant, {{Op::sum, DType::f32, std::size_t{1} << log2n}});
 
+  // Harris's table at its own n (2^22 ints) and at a DRAM size: every chapter's i32 sum, and
+  // Harris's steps rebuilt on chapter 03 (suite_classic.cu), which also carry f32 rows.
+  for (std::size_t n : {std::size_t{1} << 22, std::size_t{1} << 28})
+    for (const Chapter* ch : chapters) bench::register_chapter(*ch, {{Op::sum, DType::i32, n}});
+  // The exercises' solutions, each on the cases its README reports.
+  for (const auto& group : {bench::suite::classic_steps(), bench::suite::solutions_04_to_06(),
+                            bench::suite::solutions_07_08()})
+    for (const auto& r : group) bench::register_chapter(*r.chapter, r.cases);
+
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
   bench::start_progress();

@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "bench.hpp"
 #include "chapter.hpp"
 
 namespace red::bench::suite {
@@ -23,6 +24,18 @@ std::vector<const Chapter*> variants_07();
 std::vector<const Chapter*> dot_steps_f32();  // dot_shared, dot_coarsened, dot_fma, cuBLAS Sdot
 const Chapter& chapter_08();
 const Chapter& dot_cub();
+// A kernel and the cases the benchmark measures it on, for registrations that bring their own sizes.
+struct Registration {
+  const Chapter* chapter;
+  std::vector<Case> cases;
+};
+// suite_classic.cu: Harris's steps 1-6 rebuilt on chapter 03's code (03_shared/variants.cuh), and
+// chapter 03's exercise; f32 and i32 sums at Harris's n (2^22) and at DRAM sizes
+std::vector<Registration> classic_steps();
+// suite_solutions_04_06.cu: the solutions of chapters 04, 05 and 06's exercises (solutions/)
+std::vector<Registration> solutions_04_to_06();
+// suite_solutions_07_08.cu: the solutions of chapters 07 and 08's exercises (solutions/)
+std::vector<Registration> solutions_07_08();
 // suite_09.cu
 const Chapter& chapter_09();
 // cub::DeviceReduce::Max, Min, ArgMax as shipped: what 09's semantics (Reduce with this project's

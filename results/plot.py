@@ -4,7 +4,7 @@
     plot.py csv BENCH_JSON OUT_CSV       reduction_bench's JSON (--benchmark_out_format=json) ->
                                          bench.csv, one row per (chapter, kernel, op, dtype, n)
     plot.py charts RESULTS_DIR           RESULTS_DIR/bench.csv and machine.txt -> the charts of
-                                         CHARTS and tables.md, written into RESULTS_DIR
+                                         CHART_DRAWERS and tables.md, written into RESULTS_DIR
     plot.py tables RESULTS_DIR           tables.md only, without matplotlib
     plot.py compare RESULTS_DIR OTHER    this run's GB/s divided by OTHER's, printed and written
                                          to RESULTS_DIR/compare.md
@@ -41,11 +41,14 @@ L2_N = 2 ** 20              # 4 MiB of f32: sits in L2, quoted next to it in the
 TIME_TABLE_MAX_N = 2 ** 22  # below this a call is latency-bound: time per call is the useful figure
 L2_FOOTNOTE = "L2-resident: input no larger than L2, measured hot (larger inputs are measured cold)"
 
-# The charts `charts` writes, with the alt text the README uses for them.
+# The charts of a results folder, in the order the README shows them, with the alt text it gives
+# them. `charts` draws those CHART_DRAWERS names; a chart drawn by a script of its own is listed
+# here too, so that the README links it: the headline chart, achieved bandwidth against bytes in
+# flight per SM, comes from results/lessons.py (it needs the profiler's and the latency's files).
 CHARTS = [
+    ("bytes_in_flight.png", "Bandwidth against bytes in flight per SM, with Little's law"),
     ("bandwidth_vs_n.png", "f32 sum bandwidth vs. input size"),
     ("time_vs_n.png", "f32 sum time per call vs. input size"),
-    ("roofline.png", "Roofline of the f32 reductions"),
     ("chapters.png", "Bandwidth per chapter at a DRAM-resident size"),
     ("dtypes.png", "f16, bf16 and f32 sums"),
     ("dot.png", "Dot products"),
@@ -246,15 +249,16 @@ def read_csv(path):
 
 
 class Machine:
-    """machine.txt as the benchmark writes it, 'key: value' lines: the GPU's name, its peaks
-    (theoretical DRAM, measured device-to-device copy, fp32) and its L2 size."""
+    """machine.txt as the benchmark writes it, 'key: value' lines: the GPU's name, its
+    bandwidths (theoretical DRAM, measured device-to-device copy) and its L2 size; the charts and
+    tables read nothing else of it."""
 
     def __init__(self, path):
         with open_input(path) as f:
             raw = dict(line.split(":", 1) for line in f if ":" in line)
         raw = {key.strip(): value.strip() for key, value in raw.items()}
         self.gpu = raw.get("gpu") or "unknown GPU"
-        for key in ("dram_gbps", "l2_bytes", "copy_gbps", "fp32_gflops"):
+        for key in ("dram_gbps", "l2_bytes", "copy_gbps"):
             if key not in raw:
                 raise InputError(f"{path} lacks '{key}:'")
             try:
@@ -282,6 +286,13 @@ def kernel_rows(rows):
     for r in rows:
         first.setdefault((r["chapter"], r["kernel"]), r)
     return sorted(first.values(), key=kernel_key)
+
+
+def lesson_kernels(rows):
+    """The (chapter, kernel) pairs of the lessons' own kernels in rows (no library, no variant),
+    in kernel_key order: a chapter's last one is its lead kernel."""
+    return [(r["chapter"], r["kernel"]) for r in kernel_rows(rows)
+            if not r["variant_of"] and not is_baseline(r["kernel"])]
 
 
 def kernels_of(rows):
@@ -408,17 +419,44 @@ def _pyplot():
     return plt
 
 
+# tab10 reordered so that neighbouring chapters never share a hue family: chapter NN takes entry
+# NN - 1 (blue, orange, green, pink, brown, cyan, red, purple, olive), whichever chapters a run
+# measured. tab10's grey is left out: greys and black belong to the libraries.
+CHAPTER_PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#e377c2", "#8c564b", "#17becf", "#d62728",
+                   "#9467bd", "#bcbd22"]
+LIBRARY_COLORS = {"cub_": "black", "cublas_": "dimgray"}
+
+
+def chapter_color(chapter, position):
+    """The colour of a chapter 'NN_name' (or, without a number, of its position among the chapters)."""
+    prefix = chapter.split("_", 1)[0]
+    index = int(prefix) - 1 if prefix.isdigit() and int(prefix) > 0 else position
+    return CHAPTER_PALETTE[index % len(CHAPTER_PALETTE)]
+
+
+def _mix(color, white):
+    """color moved a fraction `white` of the way to white."""
+    from matplotlib.colors import to_rgb
+    return tuple(c + (1 - c) * white for c in to_rgb(color))
+
+
 def kernel_colors(rows):
-    """One colour per chapter kernel, the same in every chart; the library baselines in greys,
-    so the yardstick stands apart from the kernels it measures."""
-    kernels = kernels_of(rows)
-    own = [k for k in kernels if not is_baseline(k[1])]
-    # The qualitative palettes without their greys, which belong to the baselines.
-    palette = [c for c in _pyplot().get_cmap("tab10" if len(own) <= 9 else "tab20").colors
-               if len(set(c)) > 1]
-    colors = {k: palette[i % len(palette)] for i, k in enumerate(own)}
-    baselines = [k for k in kernels if is_baseline(k[1])]
-    colors.update({k: ("black", "dimgray", "gray")[i % 3] for i, k in enumerate(baselines)})
+    """One colour per chapter, the same in every chart; a chapter of several lessons (08's steps)
+    shows its earlier kernels in lighter shades of it, its lead kernel in the colour itself. The
+    libraries in black (CUB) and grey (cuBLAS), so the yardstick stands apart from the kernels."""
+    kernels, lessons = kernels_of(rows), lesson_kernels(rows)
+    colors = {}
+    for position, chapter in enumerate(dict.fromkeys(chapter for chapter, _ in kernels)):
+        base = chapter_color(chapter, position)
+        own = [k for k in lessons if k[0] == chapter]
+        for k in kernels:  # a variant (the charts leave them out) takes the chapter's colour
+            if k[0] == chapter and not is_baseline(k[1]):
+                colors[k] = base
+        for i, k in enumerate(own):  # the last lesson, the lead kernel, in the colour itself
+            colors[k] = _mix(base, 0.65 * (len(own) - 1 - i) / max(1, len(own) - 1))
+    for k in kernels:
+        if is_baseline(k[1]):
+            colors[k] = next(c for prefix, c in LIBRARY_COLORS.items() if k[1].startswith(prefix))
     return colors
 
 
@@ -591,89 +629,33 @@ def chart_dtypes(rows, machine, colors, path):
                      "No f16 or bf16 sum rows in bench.csv: nothing to compare across element types.")
 
 
+# A chapter's steps before its lead kernel (08's first three) come in lighter shades of its
+# colour; a marker of their own tells them apart. The line style still says the element type.
+STEP_MARKERS = ["D", "v", "P", "X", "*"]
+
+
+def step_markers(rows):
+    """{(chapter, kernel): marker} for every lesson kernel before its chapter's lead kernel."""
+    lessons = lesson_kernels(rows)
+    markers = {}
+    for chapter in dict.fromkeys(c for c, _ in lessons):
+        earlier = [k for k in lessons if k[0] == chapter][:-1]
+        markers.update({k: STEP_MARKERS[i % len(STEP_MARKERS)] for i, k in enumerate(earlier)})
+    return markers
+
+
 def chart_dot(rows, machine, colors, path):
     part = select(rows, "dot")
     several = len({r["dtype"] for r in part}) > 1
-    series = [(legend_label(ch, k) + (f", {dt}" if several else ""), rs, colors[ch, k],
-               *DTYPE_STYLE.get(dt, ("-", "o")))
-              for (ch, k, dt), rs in series_of(part).items()]
+    markers = step_markers(part)
+    series = []
+    for (ch, k, dt), rs in series_of(part).items():
+        style, marker = DTYPE_STYLE.get(dt, ("-", "o"))
+        series.append((legend_label(ch, k) + (f", {dt}" if several else ""), rs, colors[ch, k],
+                       style, markers.get((ch, k), marker)))
     _bandwidth_chart(path, f"Dot products: bandwidth vs. input size ({machine.gpu})", series,
                      machine, "elements per vector", "No dot-product rows in bench.csv.",
                      note="; bytes count both input vectors")
-
-
-def chart_roofline(rows, machine, colors, path):
-    title = f"Roofline ({machine.gpu})"
-    points, notes = [], set()
-    for op, marker in (("sum", "o"), ("dot", "s")):
-        for (ch, k, _), rs in series_of(select(rows, op, "f32")).items():
-            cold = [r for r in rs if not r["l2_resident"]]
-            if not cold:
-                notes.add("no DRAM-resident size for some kernels: their largest n is shown")
-            r = max(cold or rs, key=lambda r: r["n"])
-            # FLOPs of one call: n-1 additions for a sum, a multiply and an add per element
-            # for a dot product.
-            flops = 2 * r["n"] if op == "dot" else r["n"] - 1
-            gflops = flops / (r["time_us"] * 1e3)  # FLOP per µs / 1e3 = GFLOP/s
-            label = f"{legend_label(ch, k)}, {op}, n = {pow2_label(r['n'])}"
-            points.append((flops / r["bytes"], gflops, colors[ch, k], marker, label))
-    if not points:
-        return _placeholder(path, title, "No f32 sum or dot rows in bench.csv.")
-
-    fig, ax = _pyplot().subplots(figsize=(11, 6.5))
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    copy, dram, fp32 = machine.copy_gbps, machine.dram_gbps, machine.fp32_gflops
-    # Span the x axis from well below the reductions to past the ridge point, where the memory
-    # roof meets the compute roof: the reader sees how far left of it a reduction sits.
-    intensities = [p[0] for p in points]
-    x_lo, x_hi = min(intensities) / 16, max(fp32 / copy * 8, max(intensities) * 16)
-    ax.set_xlim(x_lo, x_hi)
-    # Every f32 reduction does about one FLOP per 4-byte element, so all points share one
-    # intensity and pile up on a vertical line. Each gets a label to the right, joined by a
-    # leader line, stacked top-down in performance order so that no two labels collide; the
-    # y axis reaches below the lowest label.
-    points.sort(key=lambda p: -p[1])
-    label_ys, label_y = [], math.inf
-    for p in points:
-        label_y = min(p[1], label_y / 1.4)
-        label_ys.append(label_y)
-    ax.set_ylim(min(label_ys + [copy * x_lo]) / 2, fp32 * 3)
-
-    # The memory roof is the measured copy's bandwidth. A copy writes as much as it reads; a
-    # reduction only reads, so it may pass the copy's roof: the theoretical DRAM roof drawn
-    # above it is the one no kernel can pass.
-    xs = [x_lo * (x_hi / x_lo) ** (i / 200) for i in range(201)]
-    ax.plot(xs, [min(copy * x, fp32) for x in xs], color="black", linewidth=2)
-    ax.axhline(fp32, color="black", linewidth=0.8, linestyle=":")
-    ax.text(x_hi / 1.2, fp32 * 1.15, f"fp32 compute roof: {fp32 / 1e3:.1f} TFLOP/s",
-            ha="right", va="bottom", fontsize=10)
-    # Memory roof labels, rotated to lie along the sloped lines (angle measured on screen).
-    x_text = x_lo * 2
-    p0, p1 = ax.transData.transform([(x_text, copy * x_text), (x_text * 2, copy * x_text * 2)])
-    angle = math.degrees(math.atan2(p1[1] - p0[1], p1[0] - p0[0]))
-    ax.text(x_text, copy * x_text * 1.25, f"memory roof (measured copy): {copy:.0f} GB/s × intensity",
-            rotation=angle, rotation_mode="anchor", ha="left", va="bottom", fontsize=10)
-    ax.plot(xs, [min(dram * x, fp32) for x in xs], color="firebrick", linewidth=1, linestyle="--")
-    ax.text(x_text * 32, dram * x_text * 32 * 1.3, f"theoretical DRAM: {dram:.0f} GB/s",
-            color="firebrick", rotation=angle, rotation_mode="anchor", ha="left", va="bottom",
-            fontsize=9)
-
-    for (intensity, gflops, color, marker, label), label_y in zip(points, label_ys):
-        hollow = marker == "s"  # dot products: open squares, so a circle below stays visible
-        ax.plot(intensity, gflops, marker=marker, markersize=11 if hollow else 7,
-                linestyle="none", color=color, markerfacecolor="none" if hollow else color,
-                markeredgecolor=color if hollow else "black", markeredgewidth=1.5 if hollow else 0.6)
-        ax.annotate(f"{label}: {gflops:.0f} GFLOP/s", (intensity, gflops),
-                    xytext=(intensity * 6, label_y), textcoords="data", va="center", fontsize=8.5,
-                    color=color,  # the leader line starts at the label's left end
-                    arrowprops=dict(arrowstyle="-", color=color, linewidth=0.7, relpos=(0, 0.5)))
-    ax.set_xlabel("arithmetic intensity (FLOP/byte, log scale)")
-    ax.set_ylabel("achieved performance (GFLOP/s, log scale)")
-    ax.set_title(f"{title}: f32 sum (dots) and dot product (open squares) at the largest "
-                 f"DRAM-resident n" + ("\n" + "; ".join(sorted(notes)) if notes else ""))
-    ax.grid(True, which="major", alpha=0.3)
-    _save(fig, path)
 
 
 def chart_chapters(rows, machine, colors, path):
@@ -709,6 +691,15 @@ def chart_chapters(rows, machine, colors, path):
     _save(fig, path)
 
 
+CHART_DRAWERS = {
+    "bandwidth_vs_n.png": chart_bandwidth_vs_n,
+    "time_vs_n.png": chart_time_vs_n,
+    "chapters.png": chart_chapters,
+    "dtypes.png": chart_dtypes,
+    "dot.png": chart_dot,
+}
+
+
 def charts(results_dir):
     rows, machine = load_results(results_dir)
     # The charts draw the lessons' kernels and the libraries'. A variant is measured at a few
@@ -716,14 +707,14 @@ def charts(results_dir):
     # of two points would.
     shown = [r for r in rows if not r["variant_of"]]
     colors = kernel_colors(shown)
-    for (name, _), chart in zip(CHARTS, (chart_bandwidth_vs_n, chart_time_vs_n, chart_roofline,
-                                         chart_chapters, chart_dtypes, chart_dot)):
-        chart(shown, machine, colors, os.path.join(results_dir, name))
+    drawn = [name for name, _ in CHARTS if name in CHART_DRAWERS]
+    for name in drawn:
+        CHART_DRAWERS[name](shown, machine, colors, os.path.join(results_dir, name))
     variants = [f"{chapter}/{kernel}" for chapter, kernel in
                 kernels_of([r for r in rows if r["variant_of"]])]
     if variants:
         print(f"charts leave out the variants (tables.md has them): {', '.join(variants)}")
-    print(f"wrote {', '.join(name for name, _ in CHARTS)} in {results_dir}")
+    print(f"wrote {', '.join(drawn)} in {results_dir}")
     write_tables(results_dir, rows, machine)
 
 

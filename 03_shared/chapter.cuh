@@ -9,12 +9,15 @@
 namespace ch03 {
 
 inline const red::Chapter& chapter() {
-  static const red::Chapter ch = red::make_chapter<red::AllOps, red::AllTypes>(
-      "03_shared", "first add while loading, convergent tree in shared memory; the input is read once",
-      [](auto op) {
-        return red::Launcher{&scratch_bytes<decltype(op)>, &launch<decltype(op)>};
-      },
-      [](std::size_t n) { return red::multipass_depth(n, kTile); }, "reduce_shared");
+  // elements_per_thread: the loads a thread has in flight at once (results/lessons.py, bytes in flight).
+  static const red::Chapter ch = red::with_bench_info(
+      red::make_chapter<red::AllOps, red::AllTypes>(
+          "03_shared", "first add while loading, convergent tree in shared memory; the input is read once",
+          [](auto op) {
+            return red::Launcher{&scratch_bytes<decltype(op)>, &launch<decltype(op)>};
+          },
+          [](std::size_t n) { return red::multipass_depth(n, kTile); }, "reduce_shared"),
+      {"", {{"elements_per_thread", kTile / kBlock}}});
   return ch;
 }
 

@@ -33,6 +33,15 @@ int main(int argc, char** argv) {
       bench::print_timing_methods();
       return 0;
     }
+  // --profile: one call per case inside a profiler range (bench.hpp, set_profile_mode); taken out
+  // of argv before Google Benchmark reads it.
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--profile") == 0) {
+      bench::set_profile_mode(true);
+      for (int j = i; j + 1 < argc; ++j) argv[j] = argv[j + 1];
+      --argc;
+      break;
+    }
   for (const auto& line : machine) benchmark::AddCustomContext(line.key, line.value);
 
   std::vector<const Chapter*> chapters = bench::suite::chapters_01_to_05();

@@ -29,7 +29,7 @@ struct Registration {
   const Chapter* chapter;
   std::vector<Case> cases;
 };
-// suite_classic.cu: Harris's steps 1-6 rebuilt on chapter 03's code (03_shared/variants.cuh), and
+// suite_classic.cu: Harris's steps 1-7 rebuilt on chapter 03's code (03_shared/variants.cuh), and
 // chapter 03's exercise; f32 and i32 sums at Harris's n (2^22) and at DRAM sizes
 std::vector<Registration> classic_steps();
 // suite_solutions_04_06.cu: the solutions of chapters 04, 05 and 06's exercises (solutions/)

@@ -1,6 +1,7 @@
 #include "bench.hpp"
 
 #include <benchmark/benchmark.h>
+#include <cuda_profiler_api.h>
 
 #include <chrono>
 #include <cstdio>
@@ -97,6 +98,29 @@ void announce(const std::string& label) {
   std::fflush(stderr);
 }
 
+bool& profile_mode() {
+  static bool on = false;
+  return on;
+}
+
+// One call inside the profiler's range, after L2 has been emptied of the input if the timing
+// would measure it cold. The range opens with a marker kernel whose grid size is the case's
+// ordinal, printed with its label, so a profile of many cases splits into cases
+// (scripts/profile_kernels.sh).
+void profile_one_call(const Chapter& ch, const ReduceCall& call, bool resident, const std::string& label) {
+  static int ordinal = 0;
+  ++ordinal;
+  std::printf("profile case %d: %s\n", ordinal, label.c_str());
+  std::fflush(stdout);
+  if (!resident) L2Scrubber(device()).scrub(nullptr);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  CUDA_CHECK(cudaProfilerStart());
+  mark_profiled_case(ordinal, nullptr);
+  ch.launch(call);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  CUDA_CHECK(cudaProfilerStop());
+}
+
 // Enough repetitions for a stable median: about 0.1 s of timed calls or more per case at large
 // sizes (a 4 GiB f32 sum takes about 1 ms on the H200), far more at small ones. Each repetition
 // is one steady-state sample and one one-call sample (timing.hpp).
@@ -104,6 +128,19 @@ int repetitions_for(std::size_t bytes) {
   if (bytes <= (std::size_t{64} << 20)) return 200;
   if (bytes <= (std::size_t{1} << 30)) return 100;
   return 60;
+}
+
+// Empty when the case's result is right, on its input and on exact data; else why not.
+std::string why_wrong(const Chapter& ch, const Case& c, CachedInput& in, const ReduceCall& call, const Workspace& ws) {
+  const DeviceResult got = decode_result(run_once(ch, call, ws), c.dtype, c.op);
+  if (!in.references.count(c.op))
+    in.references[c.op] = c.op == Op::dot ? reference_dot(in.host, in.host2) : reference(in.host, c.op);
+  const CheckOutcome chk = check_result(ch, in.references[c.op], got, c.dtype, c.op, c.n);
+  if (!chk.passed) return "wrong result: " + chk.why;
+  // And on data where every order of additions is exact: no bound can let a wrong sum through.
+  const CheckOutcome exact = exact_check(ch, c.op, c.dtype, c.n, 0xE4AC7 + c.n);
+  if (!exact.passed) return "wrong result on exact data: " + exact.why;
+  return "";
 }
 
 void run_case(benchmark::State& state, const Chapter& ch, Case c, const std::string& label) {
@@ -117,26 +154,26 @@ void run_case(benchmark::State& state, const Chapter& ch, Case c, const std::str
   Workspace ws(ch, c.op, c.dtype, c.n);
   ReduceCall call = make_call(c.op, c.dtype, in.dev.data, c.n, ws, nullptr, in.dev2.data);
 
-  // Correctness first: a benchmark of a wrong answer is worthless.
-  const DeviceResult got = decode_result(run_once(ch, call, ws), c.dtype, c.op);
-  if (!in.references.count(c.op))
-    in.references[c.op] = c.op == Op::dot ? reference_dot(in.host, in.host2) : reference(in.host, c.op);
-  const Reference& ref = in.references[c.op];
-  const CheckOutcome chk = check_result(ch, ref, got, c.dtype, c.op, c.n);
-  if (!chk.passed) {
-    state.SkipWithError(("wrong result: " + chk.why).c_str());
-    return;
-  }
-  // And on data where every order of additions is exact: no bound can let a wrong sum through.
-  const CheckOutcome exact = exact_check(ch, c.op, c.dtype, c.n, 0xE4AC7 + c.n);
-  if (!exact.passed) {
-    state.SkipWithError(("wrong result on exact data: " + exact.why).c_str());
-    return;
+  // Correctness first: a benchmark of a wrong answer is worthless. (A profile run skips the checks:
+  // the benchmark and the tests check the same kernels on the same sizes.)
+  if (!profile_mode()) {
+    const std::string wrong = why_wrong(ch, c, in, call, ws);
+    if (!wrong.empty()) {
+      state.SkipWithError(wrong.c_str());
+      return;
+    }
   }
 
   const std::size_t input_bytes = c.n * size_of(c.dtype) * (c.op == Op::dot ? 2 : 1);
   const double bytes = static_cast<double>(input_bytes + size_of(result_dtype(c.dtype, c.op)));
   const bool resident = l2_resident(input_bytes, dev);  // one rule with the programs (timing.hpp)
+  if (profile_mode()) {
+    for (auto _ : state) {
+      profile_one_call(ch, call, resident, label);
+      state.SetIterationTime(1e-6);  // nothing timed: Google Benchmark needs a value
+    }
+    return;
+  }
   std::optional<L2Scrubber> scrubber;
   if (!resident) scrubber.emplace(dev);
   TimingConfig cfg;
@@ -186,6 +223,8 @@ void register_chapter(const Chapter& ch, const std::vector<Case>& cases) {
         ->Unit(benchmark::kMicrosecond);
   }
 }
+
+void set_profile_mode(bool on) { profile_mode() = on; }
 
 void start_progress() {
   RunProgress& r = run_progress();

@@ -22,6 +22,12 @@ struct Case {
 // (dtype, n, op) and shared by consecutive benchmarks, so register cases grouped by size.
 void register_chapter(const Chapter& ch, const std::vector<Case>& cases);
 
+// Profile mode (reduction_bench --profile, for Nsight Compute with --profile-from-start off): each
+// case runs its checks, evicts L2 where the input is larger than L2, then makes ONE call between
+// cudaProfilerStart and cudaProfilerStop, so the profiler sees exactly the kernels of one call.
+// Nothing is timed; the rows carry no counters.
+void set_profile_mode(bool on);
+
 // Call after benchmark::Initialize (which reads --benchmark_filter) and before running: from then
 // on every case prints to stderr, as it starts, its place in the run and the time left.
 void start_progress();

@@ -79,6 +79,14 @@ double median(const std::vector<double>& sorted) {
 
 }  // namespace
 
+// Does nothing: its grid size is what a profile reads (mark_profiled_case).
+__global__ void profile_case_marker() {}
+
+void mark_profiled_case(int ordinal, cudaStream_t stream) {
+  profile_case_marker<<<ordinal, 1, 0, stream>>>();
+  CUDA_CHECK(cudaGetLastError());
+}
+
 double elapsed_us(const Event& start, const Event& stop) {
   float ms = 0;
   CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));

@@ -54,6 +54,10 @@ class L2Scrubber {
   DeviceBuffer buffer_, sink_;
 };
 
+// Launches an empty kernel of `ordinal` one-thread blocks: in a profile of many cases, the mark
+// where case number `ordinal` starts (reduction_bench --profile).
+void mark_profiled_case(int ordinal, cudaStream_t stream);
+
 struct TimingConfig {
   int warmup = 3;
   int repetitions = 20;                  // steady-state samples, and as many one-call samples

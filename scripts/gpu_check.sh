@@ -4,13 +4,15 @@
 #   2. run every test (host and GPU) with ctest,
 #   3. run compute-sanitizer (memcheck, racecheck, synccheck, initcheck) over every chapter
 #      program, for every op/dtype pair it supports, at sizes 1, 33, 1025 and one just over
-#      its tile boundary,
+#      its tile boundary, and over the special-value cases of the classic steps and solutions,
+#   4. profile every chapter's kernels with Nsight Compute and measure the load latency
+#      (scripts/profile_kernels.sh),
 # then print a summary and exit non-zero if anything failed.
 #
 #   scripts/gpu_check.sh [LOG_DIR] [PHASE...]
 #
-# LOG_DIR (default build/gpu_check) receives the logs and sanitizer.txt. PHASEs: build, tests,
-# sanitizer (default: all three). Each phase can run on its own (a few minutes each on an H200); a
+# LOG_DIR (default build/gpu_check) receives the logs, sanitizer.txt, profile/ and latency.csv.
+# PHASEs: build, tests, sanitizer, profile (default: all four). Each phase can run on its own (a few minutes each on an H200); a
 # later phase reuses the earlier build. SANITIZE_ONLY="06_ 07_" limits the sanitizer
 # to chapter programs whose names start with those prefixes; SANITIZER_JOBS runs (default: one per
 # core) go at once.
@@ -18,7 +20,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 LOG_DIR=${1:-build/gpu_check}
 shift || true
-phases=${*:-build tests sanitizer}
+phases=${*:-build tests sanitizer profile}
 mkdir -p "$LOG_DIR"
 export BUILD_DIR=${BUILD_DIR:-build-sm90} CUDA_ARCHS=${CUDA_ARCHS:-90}
 failures=()
@@ -55,12 +57,7 @@ if wants tests; then
   fi
 fi
 
-if ! wants sanitizer; then
-  echo "== summary"
-  if ((${#failures[@]})); then echo "FAILED: ${failures[*]} (logs in $LOG_DIR)"; exit 1; fi
-  echo "ALL REQUESTED GPU CHECKS PASSED ($phases; logs in $LOG_DIR)"; exit 0
-fi
-
+if wants sanitizer; then
 echo "== compute-sanitizer"
 # The tile boundaries: 512 elements for chapters 01-04, 8192 for 05 and 06, 16384 for 07 and 08
 # (past it even u8 inputs take two blocks and the second pass), CUB's own beyond that.
@@ -107,6 +104,21 @@ if [[ -x "$steps_test" && ( -z "${SANITIZE_ONLY:-}" || " $SANITIZE_ONLY " == *" 
     echo "$tool $steps_test test-case *NaN* 0" >>"$jobs_file"
   done
 fi
+# Harris's steps (03_shared/variants.cuh) and the exercises' solutions run through their test
+# binaries' small cases: the special values (up to 100,003 elements) and the sanitizer's sizes.
+# SANITIZE_ONLY="solutions" runs these alone.
+if [[ -z "${SANITIZE_ONLY:-}" || " $SANITIZE_ONLY " == *" solutions "* ]]; then
+  # doctest's -tc: '*' and '?' are wildcards and a comma separates filters, so "NaN, inf" is
+  # matched as NaN??inf; no pattern holds a space (the job file splits on them).
+  for job in "03_shared/03_shared_test:*sanitizer*" "solutions/solution_03_test:*sanitizer*" \
+    "solutions/solution_04_test:*NaN??infinities*" "solutions/solution_05_test:*NaN??infinities*" \
+    "solutions/solution_06_test:*NaN??infinities*" "solutions/solution_07_test:*NaN??infinities*" \
+    "solutions/solution_07_test:*counter*" "solutions/solution_08_test:*NaN*"; do
+    for tool in memcheck racecheck synccheck initcheck; do
+      echo "$tool $BUILD_DIR/${job%%:*} test-case ${job#*:} 0" >>"$jobs_file"
+    done
+  done
+fi
 run_one() {  # tool binary op dtype n [offset]   (or: tool test-binary test-case PATTERN 0)
   local log
   if [[ $3 == test-case ]]; then
@@ -135,9 +147,21 @@ bad=$(grep -vc "rc=0 " "$LOG_DIR/sanitizer_runs.txt" || true)
 } >"$LOG_DIR/sanitizer.txt"
 head -2 "$LOG_DIR/sanitizer.txt"
 [[ "$bad" -eq 0 ]] || failures+=("compute-sanitizer ($bad runs)")
+fi
+
+if wants profile; then
+  # Nsight Compute's counters per chapter and the load latency (scripts/profile_kernels.sh), then
+  # the tables and the chart made of them (results/lessons.py reads bench.csv beside them).
+  echo "== profile"
+  if scripts/profile_kernels.sh "$BUILD_DIR" "$LOG_DIR" >"$LOG_DIR/profile.log" 2>&1; then
+    tail -3 "$LOG_DIR/profile.log"
+  else
+    failures+=("profile"); tail -20 "$LOG_DIR/profile.log"
+  fi
+fi
 
 echo "== summary"
 if ((${#failures[@]})); then
   echo "FAILED: ${failures[*]} (logs in $LOG_DIR)"; exit 1
 fi
-echo "ALL GPU CHECKS PASSED (logs in $LOG_DIR)"
+echo "ALL REQUESTED GPU CHECKS PASSED ($phases; logs in $LOG_DIR)"

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "03_shared/chapter.cuh"
 #include "05_coarsened/chapter.cuh"
 #include "07_two_pass/variants.cuh"
 #include "08_dot_product/chapter.cuh"
@@ -21,6 +22,8 @@ double param(const Chapter& ch, const std::string& key) {
 }  // namespace
 
 TEST_CASE("bench info: lessons are nobody's variant; variants name their kernel and settings") {
+  CHECK(ch03::chapter().bench_info.variant_of.empty());
+  CHECK(param(ch03::chapter(), "elements_per_thread") == 2);  // the first add while loading
   CHECK(ch05::chapter().bench_info.variant_of.empty());
   CHECK(param(ch05::chapter(), "coarsening") == ch05::kCoarsen);
   CHECK(ch05::chapter_with_factor<4>().bench_info.variant_of == "reduce_coarsened");

@@ -70,6 +70,7 @@ METRICS = [
     "dram__bytes_read.sum", "dram__bytes_write.sum",
     "smsp__inst_executed.sum",
     "smsp__thread_inst_executed_per_inst_executed.ratio",
+    "smsp__thread_inst_executed_pred_on.sum",
     "smsp__sass_average_branch_targets_threads_uniform.pct",
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
@@ -77,11 +78,10 @@ METRICS = [
     "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
     "smsp__sass_inst_executed_op_global_red.sum", "smsp__sass_inst_executed_op_global_atom.sum",
     "sm__warps_active.avg.per_cycle_active", "sm__warps_active.avg.pct_of_peak_sustained_active",
-    "sm__maximum_warps_per_active_cycle_pct",
 ] + [stall_metric(r) for r in STALLS]
 
-UNIT_SCALE = {"": 1, "byte": 1, "kbyte": 1e3, "mbyte": 1e6, "gbyte": 1e9, "nsecond": 1e-3,
-              "usecond": 1, "msecond": 1e3, "second": 1e6, "%": 1, "inst": 1, "warp": 1,
+UNIT_SCALE = {"": 1, "byte": 1, "kbyte": 1e3, "mbyte": 1e6, "gbyte": 1e9, "ns": 1e-3, "nsecond": 1e-3,
+              "us": 1, "usecond": 1, "ms": 1e3, "msecond": 1e3, "s": 1e6, "second": 1e6, "%": 1, "inst": 1, "warp": 1,
               "block": 1, "thread": 1, "register/thread": 1, "sector": 1, "request": 1,
               "cycle": 1, "ratio": 1}
 
@@ -147,7 +147,7 @@ def split_cases(kernels, cases):
     """{label: [kernel, ...]}: the kernels after marker K, up to the next marker, are case K's."""
     out, current = {}, None
     for k in kernels:
-        if k["name"].startswith(MARKER):
+        if MARKER in k["name"]:  # "red::profile_case_marker()"
             ordinal = int(k.get("launch__grid_size") or k.get("grid_blocks") or 0)
             if ordinal not in cases:
                 raise plot.InputError(f"profile: marker of case {ordinal}, which cases.txt does not name")
@@ -185,6 +185,10 @@ def summarize(label, kernels):
         "dram_write": total("dram__bytes_write.sum"),
         "instructions": total("smsp__inst_executed.sum"),
         "threads_per_inst": main.get("smsp__thread_inst_executed_per_inst_executed.ratio"),
+        # threads whose predicate is on: a branch the compiler turned into predication shows here
+        "working_threads_per_inst": (main["smsp__thread_inst_executed_pred_on.sum"] / main["smsp__inst_executed.sum"]
+                                     if main.get("smsp__thread_inst_executed_pred_on.sum") is not None
+                                     and main.get("smsp__inst_executed.sum") else None),
         "branch_uniform_pct": main.get("smsp__sass_average_branch_targets_threads_uniform.pct"),
         "bank_conflicts": None if all(c is None for c in conflicts) else sum(c or 0 for c in conflicts),
         "shared_inst": None if all(s is None for s in shared) else sum(s or 0 for s in shared),
@@ -195,7 +199,6 @@ def summarize(label, kernels):
         "grid": main.get("launch__grid_size"),
         "warps_per_sm": main.get("sm__warps_active.avg.per_cycle_active"),
         "occupancy_pct": main.get("sm__warps_active.avg.pct_of_peak_sustained_active"),
-        "theoretical_pct": main.get("sm__maximum_warps_per_active_cycle_pct"),
         "top_stalls": issued_stalls[:3],
         "long_scoreboard": main.get(stall_metric("long_scoreboard")),
         "barrier_stall": main.get(stall_metric("barrier")),
@@ -280,7 +283,8 @@ def in_flight_section(latency, points, machine, sm_count):
         f"Load latency measured by `pointer_chase` (one thread, dependent loads, "
         f"[`latency.csv`](latency.csv)): **{latency['l2']:.0f} ns** from L2, "
         f"**{latency['dram_ns']:.0f} ns** from DRAM "
-        f"(region {plot.binary_size(latency['dram'][0][0])}; larger regions add TLB misses: "
+        f"(a chain over {plot.binary_size(latency['dram'][0][0])}; the same chain spread over larger regions, "
+        "where address translation may miss: "
         + ", ".join(f"{ns:.0f} ns at {plot.binary_size(b)}" for b, ns in latency["dram"][1:]) + ").",
         "",
         f"Little's law: to stream at the theoretical {machine.dram_gbps:.0f} GB/s, "
@@ -289,9 +293,13 @@ def in_flight_section(latency, points, machine, sm_count):
         "Idle latency is a floor: under load, queues make it longer, so a kernel needs more than this.",
         "",
         "What each kernel keeps in flight, f32 sum at n = 2^28: threads resident per SM (measured "
-        "by the profiler: average active warps × 32) × the bytes each thread has requested before it "
-        "needs the first (from its settings), against the bandwidth it reached. The last column is "
-        "the latency Little's law implies: bytes in flight over the GPU ÷ GB/s.",
+        "by the profiler: average active warps × 32) × the bytes a thread may request before it needs "
+        "the first (from its code: the independent loads it has, which is an upper bound, since the "
+        "compiler may keep fewer of them in flight when it runs short of registers: see 05's "
+        "profiler table), against the bandwidth it reached. The last column is the latency Little's "
+        "law implies: bytes in flight over the GPU ÷ GB/s. Below the knee it is the latency a loaded "
+        "memory system answers with; past it, extra bytes only wait in queues and the figure grows "
+        "with them.",
         "",
     ]
     body = []
@@ -300,7 +308,7 @@ def in_flight_section(latency, points, machine, sm_count):
         body.append([p["chapter"], f"`{p['kernel']}`", f"{p['threads_per_sm']:.0f}", f"{p['per_thread']:.0f}",
                      kib(p["per_sm"]), f"{total / 2**20:.2f}", f"{p['gbps']:.0f}",
                      f"{100 * p['gbps'] / machine.dram_gbps:.1f}", f"{total / p['gbps']:.0f}"])
-    lines += plot.markdown_table(["Chapter", "Kernel", "threads / SM", "bytes / thread", "KiB in flight / SM",
+    lines += plot.markdown_table(["Chapter", "Kernel", "threads / SM", "bytes / thread, at most", "KiB in flight / SM",
                                   "MiB in flight, GPU", "GB/s", "% of peak", "implied latency (ns)"], body)
     return lines
 
@@ -320,15 +328,20 @@ def chart_in_flight(path, latency, points, machine, sm_count):
             va="top")
     colors = {c: plot.chapter_color(c, 0) for c in {p["chapter"] for p in points}}
     markers = {"03_shared": "s", "05_coarsened": "o", "07_two_pass": "^"}
+    labelled = []  # (log2 KiB, GB/s) of the points named so far: a point close to one is not named
     for chapter in sorted(colors):
         own = [p for p in points if p["chapter"] == chapter]
         ax.scatter([p["per_sm"] / 1024 for p in own], [p["gbps"] for p in own], color=colors[chapter],
                    marker=markers.get(chapter, "D"), s=36, zorder=3, label=chapter)
-        for p in own:
+        for p in sorted(own, key=lambda p: (p["kernel"] != own[0]["kernel"], p["per_sm"])):
+            x = math.log2(p["per_sm"] / 1024)
+            if any(abs(x - lx) < 0.6 and abs(p["gbps"] - ly) < 150 for lx, ly in labelled):
+                continue
+            labelled.append((x, p["gbps"]))
             ax.annotate(p["kernel"].replace("reduce_", ""), (p["per_sm"] / 1024, p["gbps"]), fontsize=6,
                         xytext=(4, -8), textcoords="offset points", color=colors[chapter])
     ax.set_xscale("log", base=2)
-    ax.set_xlabel("bytes in flight per SM (KiB): resident threads × bytes each has requested")
+    ax.set_xlabel("bytes in flight per SM (KiB), at most: resident threads × the bytes each may request at once")
     ax.set_ylabel("GB/s (f32 sum, n = 2^28, DRAM)")
     ax.set_ylim(0, machine.dram_gbps * 1.12)
     ax.set_title(f"{machine.gpu}: bandwidth is bytes in flight ÷ latency, until the memory is busy")
@@ -348,8 +361,10 @@ COLUMNS = {  # name: (header, function of a summary)
     "time": ("µs (profiled)", lambda s: "—" if s["time_us"] is None else f"{s['time_us']:.0f}"),
     "dram_read": ("DRAM read ÷ input", lambda s: fmt_bytes_ratio(s["dram_read"], s["n"])),
     "dram_write": ("DRAM written ÷ input", lambda s: fmt_bytes_ratio(s["dram_write"], s["n"])),
-    "threads": ("threads per instruction (of 32)",
+    "threads": ("active threads per instruction (of 32)",
                 lambda s: "—" if s["threads_per_inst"] is None else f"{s['threads_per_inst']:.1f}"),
+    "working": ("threads with the predicate on, per instruction",
+                lambda s: "—" if s["working_threads_per_inst"] is None else f"{s['working_threads_per_inst']:.1f}"),
     "branch": ("uniform branches %",
                lambda s: "—" if s["branch_uniform_pct"] is None else f"{s['branch_uniform_pct']:.1f}"),
     "conflicts": ("shared bank conflicts", lambda s: "—" if s["bank_conflicts"] is None else f"{s['bank_conflicts']:,.0f}"),
@@ -361,8 +376,6 @@ COLUMNS = {  # name: (header, function of a summary)
     "atomics": ("global atomics", lambda s: "—" if s["atomics"] is None else f"{s['atomics']:,.0f}"),
     "registers": ("registers", lambda s: "—" if s["registers"] is None else f"{s['registers']:.0f}"),
     "occupancy": ("achieved occupancy %", lambda s: "—" if s["occupancy_pct"] is None else f"{s['occupancy_pct']:.0f}"),
-    "theoretical": ("theoretical occupancy %",
-                    lambda s: "—" if s["theoretical_pct"] is None else f"{s['theoretical_pct']:.0f}"),
     "long_scoreboard": ("long-scoreboard stall",
                         lambda s: "—" if s["long_scoreboard"] is None else f"{s['long_scoreboard']:.2f}"),
     "stalls": ("top stalls (warps per issue)",
@@ -372,11 +385,11 @@ COLUMNS = {  # name: (header, function of a summary)
 # Per chapter: which profiled kernels its table shows (the chapter before it first, then its own,
 # variants included) and the counters its idea moves.
 CHAPTER_PROFILE = {
-    "01_naive": (["01_naive"], ["kernels", "dram_read", "dram_write", "threads", "branch", "time"]),
+    "01_naive": (["01_naive"], ["kernels", "dram_read", "dram_write", "threads", "working", "branch", "time"]),
     "02_convergent": (["01_naive", "02_convergent"],
-                      ["kernels", "dram_read", "dram_write", "threads", "branch", "stalls", "time"]),
+                      ["kernels", "dram_read", "dram_write", "threads", "working", "branch", "stalls", "time"]),
     "03_shared": (["02_convergent", "03_shared"],
-                  ["kernels", "dram_read", "dram_write", "threads", "conflicts", "stalls", "time"]),
+                  ["kernels", "dram_read", "dram_write", "working", "conflicts", "stalls", "time"]),
     "04_multiblock_atomic": (["03_shared:reduce_shared", "04_multiblock_atomic"],
                              ["kernels", "dram_read", "atomics", "occupancy", "stalls", "time"]),
     "05_coarsened": (["04_multiblock_atomic", "05_coarsened"],
@@ -399,7 +412,7 @@ def profile_rows_for(profile, selectors):
         chapter, _, kernel = sel.partition(":")
         own = [s for s in profile.values() if s["chapter"] == chapter and (not kernel or s["kernel"] == kernel)
                and s["op"] == "sum" and s["dtype"] == "f32" and s["n"] == PROFILE_N]
-        chosen += sorted(own, key=lambda s: (bool(s["variant_of"]), s["kernel"]))  # the lesson first
+        chosen += sorted(own, key=lambda s: (bool(s["variant_of"]), sorted(s["params"].items()), s["kernel"]))
     return chosen
 
 
@@ -522,9 +535,10 @@ def build_all(results_dir):
     rows, machine = plot.load_results(results_dir)
     sm_count = machine_sm_count(os.path.join(results_dir, "machine.txt"))
     profile = load_profile(results_dir)
-    variant_of = {(r["chapter"], r["kernel"]): r["variant_of"] for r in rows}
-    for s in profile.values():
-        s["variant_of"] = variant_of.get((s["chapter"], s["kernel"]), "")
+    known = {(r["chapter"], r["kernel"]): r for r in rows}
+    for s in profile.values():  # what the benchmark says the kernel is: lessons first, variants by setting
+        r = known.get((s["chapter"], s["kernel"]))
+        s["variant_of"], s["params"] = (r["variant_of"], r["params"]) if r else ("", {})
     latency = read_latency(os.path.join(results_dir, "latency.csv"))
     points = in_flight_points(profile, rows)
     sections = {"inflight": in_flight_section(latency, points, machine, sm_count),

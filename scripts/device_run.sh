@@ -12,9 +12,8 @@
 #     bench      the whole benchmark suite and the charts (scripts/run_benchmarks.sh --no-setup),
 #                then 07 and CUB timed four ways (reduction_bench --timing-methods) and what a
 #                misaligned start costs (scripts/alignment_cost.sh), into bench/experiments/;
-#                Nsight Compute over every chapter's kernels and the load latency
-#                (scripts/profile_kernels.sh) and the tables made of them (results/lessons.py);
-#                the solutions' own outputs into bench/solutions/
+#                the solutions' own outputs into bench/solutions/ (run_benchmarks.sh itself
+#                profiles the kernels and measures the load latency where ncu is installed)
 #     all        the three, in that order
 #
 # The same steps run anywhere with an NVIDIA GPU, cmake, ninja, CLI11, doctest, Google Benchmark
@@ -48,13 +47,10 @@ if [[ $step == bench || $step == all ]]; then
   scripts/run_benchmarks.sh --no-setup --out "$OUT/bench" >"$OUT/bench_run.log" 2>&1 || rc=1
   tail -5 "$OUT/bench_run.log"
   mv "$OUT/bench_run.log" "$OUT/bench/"
-  mkdir -p "$OUT/bench/experiments" "$OUT/bench/profile"
+  mkdir -p "$OUT/bench/experiments"
   "$BUILD_DIR/bench/reduction_bench" --timing-methods >"$OUT/bench/experiments/timing_methods.md" 2>&1 || rc=1
   scripts/alignment_cost.sh "$BUILD_DIR" >"$OUT/bench/experiments/alignment_cost.md" 2>&1 || rc=1
   cat "$OUT/bench/experiments/timing_methods.md" "$OUT/bench/experiments/alignment_cost.md"
-  scripts/profile_kernels.sh "$BUILD_DIR" "$OUT/bench" >"$OUT/bench/profile/run.log" 2>&1 || rc=1
-  tail -3 "$OUT/bench/profile/run.log"
-  python3 results/lessons.py tables "$OUT/bench" || rc=1
   scripts/solution_outputs.sh "$BUILD_DIR" "$OUT/bench/solutions" || rc=1
   pack bench "$OUT/bench"
 fi

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The main job: set up, build, benchmark every chapter and the CUB baseline, then write
-# results/<gpu>/ (bench.json, bench.csv, machine.txt) and draw the charts and tables.
+# results/<gpu>/ (bench.json, bench.csv, machine.txt) and draw the charts and tables; where
+# Nsight Compute is installed, also profile the chapters' kernels and measure the load latency
+# (scripts/profile_kernels.sh) for the bytes-in-flight chart and the profiler tables.
 #
 #   scripts/run_benchmarks.sh [--no-setup] [--no-build] [--filter REGEX] [--out DIR]
 #
@@ -59,4 +61,14 @@ echo "== the benchmark took $seconds s"
 echo "== tables and charts"
 python3 results/plot.py csv "$out/bench.json" "$out/bench.csv"
 python3 results/plot.py charts "$out"
+# The headline chart and the lessons' tables need Nsight Compute's counters and the load latency.
+echo "== profile and load latency (scripts/profile_kernels.sh)"
+if scripts/profile_kernels.sh "${BUILD_DIR:-build}" "$out" >"$out/profile_run.log" 2>&1; then
+  tail -2 "$out/profile_run.log"
+  python3 results/lessons.py tables "$out"
+else
+  tail -5 "$out/profile_run.log"
+  echo "run_benchmarks.sh: no profile (see $out/profile_run.log): the bytes-in-flight chart and the" \
+    "profiler tables are not drawn; everything else is."
+fi
 echo "done: $out (run_benchmarks.sh took $(($(date +%s) - started)) s: set-up, build, benchmark and charts)"

@@ -191,6 +191,9 @@ def summarize(label, kernels):
                                      and main.get("smsp__inst_executed.sum") else None),
         "branch_uniform_pct": main.get("smsp__sass_average_branch_targets_threads_uniform.pct"),
         "bank_conflicts": None if all(c is None for c in conflicts) else sum(c or 0 for c in conflicts),
+        "conflicts_per_block": (sum(main.get(f"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{x}.sum") or 0
+                                    for x in ("ld", "st")) / main["launch__grid_size"]
+                                if main.get("launch__grid_size") else None),
         "shared_inst": None if all(s is None for s in shared) else sum(s or 0 for s in shared),
         "sectors_per_request": sectors / requests if sectors is not None and requests else None,
         "global_load_requests": requests,
@@ -352,15 +355,17 @@ def chart_in_flight(path, latency, points, machine, sm_count):
 
 # ---- Profiler tables per chapter ------------------------------------------------------------
 
-def fmt_bytes_ratio(value, n):
-    return "—" if value is None else f"{value / (4 * n):.2f}"
+def fmt_bytes_ratio(value, s):
+    """DRAM bytes over the input's: 4n for an f32 sum, 8n for a dot product (two vectors)."""
+    per_element = 8 if s["op"] == "dot" else 4
+    return "—" if value is None else f"{value / (per_element * s['n']):.2f}"
 
 
 COLUMNS = {  # name: (header, function of a summary)
     "kernels": ("kernels", lambda s: f"{s['kernels']}"),
     "time": ("µs (profiled)", lambda s: "—" if s["time_us"] is None else f"{s['time_us']:.0f}"),
-    "dram_read": ("DRAM read ÷ input", lambda s: fmt_bytes_ratio(s["dram_read"], s["n"])),
-    "dram_write": ("DRAM written ÷ input", lambda s: fmt_bytes_ratio(s["dram_write"], s["n"])),
+    "dram_read": ("DRAM read ÷ input", lambda s: fmt_bytes_ratio(s["dram_read"], s)),
+    "dram_write": ("DRAM written ÷ input", lambda s: fmt_bytes_ratio(s["dram_write"], s)),
     "threads": ("active threads per instruction (of 32)",
                 lambda s: "—" if s["threads_per_inst"] is None else f"{s['threads_per_inst']:.1f}"),
     "working": ("threads with the predicate on, per instruction",
@@ -368,6 +373,8 @@ COLUMNS = {  # name: (header, function of a summary)
     "branch": ("uniform branches %",
                lambda s: "—" if s["branch_uniform_pct"] is None else f"{s['branch_uniform_pct']:.1f}"),
     "conflicts": ("shared bank conflicts", lambda s: "—" if s["bank_conflicts"] is None else f"{s['bank_conflicts']:,.0f}"),
+    "conflicts_per_block": ("bank conflicts per block (longest kernel)",
+                            lambda s: "—" if s["conflicts_per_block"] is None else f"{s['conflicts_per_block']:.1f}"),
     "shared": ("shared ld/st instructions", lambda s: "—" if s["shared_inst"] is None else f"{s['shared_inst']:,.0f}"),
     "sectors": ("sectors per load request",
                 lambda s: "—" if s["sectors_per_request"] is None else f"{s['sectors_per_request']:.1f}"),
@@ -388,7 +395,7 @@ CHAPTER_PROFILE = {
     "01_naive": (["01_naive"], ["kernels", "dram_read", "dram_write", "threads", "working", "branch", "time"]),
     "02_convergent": (["01_naive", "02_convergent"],
                       ["kernels", "dram_read", "dram_write", "threads", "working", "branch", "stalls", "time"]),
-    "03_shared": (["02_convergent", "03_shared"],
+    "03_shared": (["02_convergent", "03_shared", "solution_03"],
                   ["kernels", "dram_read", "dram_write", "working", "conflicts", "stalls", "time"]),
     "04_multiblock_atomic": (["03_shared:reduce_shared", "04_multiblock_atomic"],
                              ["kernels", "dram_read", "atomics", "occupancy", "stalls", "time"]),
@@ -399,26 +406,37 @@ CHAPTER_PROFILE = {
     "07_two_pass": (["06_warp_shuffle", "07_two_pass"],
                     ["kernels", "load_requests", "sectors", "registers", "occupancy", "long_scoreboard", "stalls",
                      "time"]),
+    "08_dot_product": (["08_dot_product"],
+                       ["kernels", "dram_read", "load_requests", "sectors", "registers", "occupancy", "stalls", "time"],
+                       "dot"),
     "09_cub_comparison": (["07_two_pass:reduce_two_pass", "09_cub_comparison"],
                           ["kernels", "load_requests", "sectors", "registers", "occupancy", "stalls", "time"]),
 }
+# The exercises whose answer is a profile: 03's conflicts, beside the lesson.
+SOLUTION_PROFILE = {
+    "03": (["03_shared:reduce_shared", "03_shared:harris2_interleaved_bank_conflicts", "solution_03"],
+           ["conflicts", "conflicts_per_block", "working", "stalls", "time"]),
+}
 
 
-def profile_rows_for(profile, selectors):
-    """Summaries of f32 sums at PROFILE_N named by selectors ('chapter' or 'chapter:kernel'), in
-    selector order, each chapter's kernels in plot.kernel_key order (its lesson, then variants)."""
+def profile_rows_for(profile, selectors, op="sum"):
+    """Summaries of f32 `op` at PROFILE_N named by selectors ('chapter' or 'chapter:kernel'), in
+    selector order, each chapter's lesson first, then its variants in the order of their settings."""
     chosen = []
     for sel in selectors:
         chapter, _, kernel = sel.partition(":")
         own = [s for s in profile.values() if s["chapter"] == chapter and (not kernel or s["kernel"] == kernel)
-               and s["op"] == "sum" and s["dtype"] == "f32" and s["n"] == PROFILE_N]
+               and s["op"] == op and s["dtype"] == "f32" and s["n"] == PROFILE_N]
         chosen += sorted(own, key=lambda s: (bool(s["variant_of"]), sorted(s["params"].items()), s["kernel"]))
     return chosen
 
 
 def chapter_profile_table(profile, chapter):
-    selectors, columns = CHAPTER_PROFILE[chapter]
-    rows = profile_rows_for(profile, selectors)
+    return profile_table(profile, *CHAPTER_PROFILE[chapter])
+
+
+def profile_table(profile, selectors, columns, op="sum"):
+    rows = profile_rows_for(profile, selectors, op)
     if not rows:
         return None
     header = ["Chapter", "Kernel"] + [COLUMNS[c][0] for c in columns]
@@ -426,12 +444,12 @@ def chapter_profile_table(profile, chapter):
     return plot.markdown_table(header, body)
 
 
-PROFILE_NOTE = ("Nsight Compute, one call of an f32 sum of n = 2^28 (1 GiB, L2 emptied first), "
+PROFILE_NOTE = ("Nsight Compute, one call of an f32 sum (08: an f32 dot product) of n = 2^28 (L2 emptied first), "
                 "every kernel of the call (`scripts/profile_kernels.sh`; raw counters in "
                 "[`profile/kernels.csv`](profile/kernels.csv)). Counts (bytes, instructions, conflicts, "
                 "atomics, µs) add up the call's kernels; rates and states (threads per instruction, "
                 "occupancy, stalls) are the longest kernel's. DRAM bytes are divided by the input's "
-                "4n bytes. A stall figure is the average number of warps waiting for that reason per "
+                "bytes (4n; 8n for a dot product's two vectors). A stall figure is the average number of warps waiting for that reason per "
                 "issued instruction; the profiler's clocks are its own, so its µs are not the "
                 "benchmark's.")
 
@@ -551,6 +569,10 @@ def build_all(results_dir):
         table = solution_table(rows, number)
         if table:
             sections["solution-results:" + number] = table
+    for number, spec in SOLUTION_PROFILE.items():
+        table = profile_table(profile, *spec)
+        if table:
+            sections["solution-profile:" + number] = table
     # 02's exercise is the profiler's traffic count; 09's, a single pass against CUB's two.
     if "profile:02_convergent" in sections:
         sections["solution-results:02"] = sections["profile:02_convergent"]
@@ -619,7 +641,8 @@ def command_readmes(results_dir, root):
         for name in sorted(os.listdir(solutions)):
             m = re.match(r"(\d\d)_.*\.md$", name)
             if m:
-                targets.append((os.path.join(solutions, name), ["solution-results:" + m.group(1)]))
+                targets.append((os.path.join(solutions, name),
+                                ["solution-results:" + m.group(1), "solution-profile:" + m.group(1)]))
     changed = []
     for path, names in targets:
         if not os.path.exists(path):

@@ -427,7 +427,8 @@ def profile_rows_for(profile, selectors, op="sum"):
         chapter, _, kernel = sel.partition(":")
         own = [s for s in profile.values() if s["chapter"] == chapter and (not kernel or s["kernel"] == kernel)
                and s["op"] == op and s["dtype"] == "f32" and s["n"] == PROFILE_N]
-        chosen += sorted(own, key=lambda s: (bool(s["variant_of"]), sorted(s["params"].items()), s["kernel"]))
+        chosen += sorted(own, key=lambda s: (bool(s["variant_of"]), plot.is_baseline(s["kernel"]),
+                                             s["params"].get("step", 0), sorted(s["params"].items()), s["kernel"]))
     return chosen
 
 

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <initializer_list>
 #include <string>
 #include <vector>
@@ -30,6 +31,14 @@ void progress(const std::string& what, bool always = false);
 // 1, 2, 31, 32, 33, 1023, 1024, 1025, 2047, 2048, 2049, each tile boundary +-1 (tile sizes are the
 // chapter's: elements per block, per pass), and a few million (not a power of two).
 std::vector<std::size_t> shared_sizes(std::initializer_list<std::size_t> tile_sizes);
+
+// The float whose IEEE-754 bits are `bits` (NaNs with a sign and a payload, for the special-value
+// cases).
+inline float float_from_bits(std::uint32_t bits) {
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
 
 // 2^31 + 7 when the device has room for `bytes_per_element` x that many bytes, else 0 (skipped).
 std::size_t size_above_2_31(std::size_t bytes_per_element);

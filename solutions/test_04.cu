@@ -22,11 +22,6 @@ std::vector<std::size_t> slot_edges(std::size_t slots) {
 
 void set_float(HostArray& a, std::size_t i, float v) { std::memcpy(static_cast<float*>(a.data()) + i, &v, sizeof v); }
 
-float float_of_bits(std::uint32_t bits) {
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-}
 }  // namespace
 
 // ---- the sum over K slots ------------------------------------------------------------------
@@ -141,9 +136,9 @@ TEST_CASE("solution_04 packed argmax: -inf, +inf and NaNs of either sign and any
   HostArray a = filled(DType::f32, n, -inf);
   set_float(a, 250'000, inf);
   CHECK(test::run_checked(ch, Op::argmax, a).got.index == 250'000);
-  set_float(a, 200'000, float_of_bits(0x7FC00000u));  // +NaN
-  set_float(a, 150'000, float_of_bits(0xFFC00001u));  // -NaN with a payload
-  set_float(a, 290'000, float_of_bits(0x7F800001u));  // a signalling NaN
+  set_float(a, 200'000, test::float_from_bits(0x7FC00000u));  // +NaN
+  set_float(a, 150'000, test::float_from_bits(0xFFC00001u));  // -NaN with a payload
+  set_float(a, 290'000, test::float_from_bits(0x7F800001u));  // a signalling NaN
   test::Outcome o = test::run_checked(ch, Op::argmax, a);
   CHECK(o.got.index == 150'000);
   CHECK(std::isnan(o.got.value));
@@ -153,7 +148,7 @@ TEST_CASE("solution_04 packed argmax: -inf, +inf and NaNs of either sign and any
   CHECK(o.got.value == -inf);
   // One element.
   HostArray one(DType::f32, 1);
-  set_float(one, 0, float_of_bits(0xFFFFFFFFu));
+  set_float(one, 0, test::float_from_bits(0xFFFFFFFFu));
   o = test::run_checked(ch, Op::argmax, one);
   CHECK(o.got.index == 0);
   CHECK(std::isnan(o.got.value));

@@ -20,17 +20,12 @@ __global__ void both_combines(const float* values, unsigned count, float* early,
   select[threadIdx.x] = Max<float>::combine(values[a], values[b]);
 }
 
-float float_of_bits(std::uint32_t bits) {
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-}
 }  // namespace
 
 TEST_CASE("solution_05: the early-return combine gives red::Max's results on special values") {
   const float inf = std::numeric_limits<float>::infinity();
   const std::vector<float> values = {
-      float_of_bits(0x7FC00000u), float_of_bits(0xFFC00001u), -inf, -1.5f, -0.0f, 0.0f, 1e-40f, 2.0f, inf};
+      test::float_from_bits(0x7FC00000u), test::float_from_bits(0xFFC00001u), -inf, -1.5f, -0.0f, 0.0f, 1e-40f, 2.0f, inf};
   const unsigned count = static_cast<unsigned>(values.size());
   DeviceBuffer in(count * sizeof(float)), early(count * count * sizeof(float)), select(count * count * sizeof(float));
   in.upload(values.data(), count * sizeof(float));
@@ -67,7 +62,7 @@ TEST_CASE("solution_05: NaN in a tail, in many blocks, with any sign and payload
   const std::size_t n = 1'000'003;
   HostArray a = generate(DType::f32, n, Dist::normal, test::fresh_seed());
   for (std::size_t i = 0; i < n; i += 1000) {
-    const float nan = float_of_bits(i % 2000 ? 0xFFC00001u : 0x7FC00000u);
+    const float nan = test::float_from_bits(i % 2000 ? 0xFFC00001u : 0x7FC00000u);
     std::memcpy(static_cast<float*>(a.data()) + i, &nan, sizeof nan);
   }
   CHECK(std::isnan(test::run_checked(ch, Op::max, a).got.value));

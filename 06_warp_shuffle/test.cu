@@ -63,14 +63,8 @@ TEST_CASE("06_warp_shuffle: block_reduce called back-to-back in one kernel") {
     out.download(got.data(), got.size() * sizeof(float));
     int wrong = 0;
     for (unsigned b = 0; b < blocks; ++b) {
-      const float* s = v + std::size_t{b} * 3 * block;
-      float sum = 0, mx = s[block], mn = s[2 * block];
-      for (unsigned t = 0; t < block; ++t) {
-        sum += s[t];  // small integers: exact in any order
-        mx = std::max(mx, s[block + t]);
-        mn = std::min(mn, s[2 * block + t]);
-      }
-      wrong += got[3 * b] != sum || got[3 * b + 1] != mx || got[3 * b + 2] != mn;
+      const test::SumMaxMin want = test::sum_max_min(v + std::size_t{b} * 3 * block, block);
+      wrong += got[3 * b] != want.sum || got[3 * b + 1] != want.max || got[3 * b + 2] != want.min;
     }
     CHECK(wrong == 0);
   }

@@ -24,6 +24,7 @@
 #include <random>
 #include <vector>
 
+#include "command_line.hpp"
 #include "cuda_check.hpp"
 #include "device_buffer.hpp"
 #include "device_info.hpp"
@@ -96,7 +97,11 @@ double median(std::vector<double> v) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  CLI::App app{"The latency of one load from L2 and from DRAM, measured with a pointer chase; CSV on stdout.",
+               "pointer_chase"};
+  app.footer("Exit codes: 0 measured, 2 bad arguments, 3 no GPU, 4 CUDA error.");
+  if (const int stop = parse_command_line(app, argc, argv); stop >= 0) return stop;
   if (!gpu_available()) {
     std::fprintf(stderr, "pointer_chase: no usable CUDA GPU; results/h200/latency.csv holds the published H200 run.\n");
     return 3;

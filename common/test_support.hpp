@@ -6,6 +6,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -38,6 +39,22 @@ inline float float_from_bits(std::uint32_t bits) {
   float f;
   std::memcpy(&f, &bits, sizeof f);
   return f;
+}
+
+// The host side of the tests that call a block reduction three times in a row through one shared
+// buffer (06's block_reduce, its exercise's butterfly): a block's sum of `block` floats, then the
+// max of the next `block`, then the min of the next. Small integers keep the sum exact in any order.
+struct SumMaxMin {
+  float sum, max, min;
+};
+inline SumMaxMin sum_max_min(const float* values, unsigned block) {
+  SumMaxMin r{0, values[block], values[2 * block]};
+  for (unsigned t = 0; t < block; ++t) {
+    r.sum += values[t];
+    r.max = std::max(r.max, values[block + t]);
+    r.min = std::min(r.min, values[2 * block + t]);
+  }
+  return r;
 }
 
 // 2^31 + 7 when the device has room for `bytes_per_element` x that many bytes, else 0 (skipped).

@@ -7,11 +7,11 @@
 // The scratch is a fresh allocation, as a caller's would be, and is not poisoned: the chapter
 // programs fill it with 0xA5 bytes first, and initcheck counts that fill as initialisation.
 #include <cstdio>
-#include <cstdlib>
 #include <exception>
 #include <vector>
 
 #include "01_naive/reduce.cuh"
+#include "command_line.hpp"
 #include "cuda_check.hpp"
 #include "device_buffer.hpp"
 
@@ -37,16 +37,17 @@ __global__ void reduce_naive_unguarded(typename Op::Acc* data, std::size_t /* le
 }
 
 int main(int argc, char** argv) {
+  std::size_t n = 1000;
+  CLI::App app{"Chapter 01's kernel without its tail guard, on n floats (solutions/01_naive.md).",
+               "solution_01_unguarded"};
+  app.add_option("n", n, "number of floats (default 1000)")->check(CLI::Range(std::size_t{1}, std::size_t{1} << 30));
+  app.footer("Exit codes: 0 ran, 1 stopped by a CUDA error, 2 bad arguments, 77 no GPU.");
+  if (const int stop = red::parse_command_line(app, argc, argv); stop >= 0) return stop;
   if (!red::gpu_available()) {
     std::fprintf(stderr, "SKIPPED: solution_01_unguarded needs a CUDA GPU and this machine has none.\n");
     return 77;
   }
   using Op = red::Sum<float>;
-  const std::size_t n = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 1000;
-  if (n == 0) {
-    std::fprintf(stderr, "usage: solution_01_unguarded [n > 0]\n");
-    return 2;
-  }
   try {
     // Small integers: every order of additions is exact, so the right answer is known exactly.
     std::vector<float> host(n);

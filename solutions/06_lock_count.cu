@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "command_line.hpp"
 #include "cuda_check.hpp"
 #include "device_info.hpp"
 #include "inputs.hpp"
@@ -24,47 +25,10 @@
 
 namespace {
 
-constexpr const char* kUsage =
-    "usage: solution_06_lock_count [--seed S] [--calls C]\n"
-    "  For n = 2^16 ... 2^28 (every 2 powers) of uniform random f32 data: the blocks of chapter 06's\n"
-    "  argmax and how many of them took chapter 04's lock, in each of C calls (default 5, at most 100).\n"
-    "  --seed S   the data's seed (default 1; n = 2^k uses S + k)\n";
-
 struct Options {
   std::uint64_t seed = 1;
   int calls = 5;
 };
-
-// A whole unsigned decimal number, or nothing.
-bool parse_number(const std::string& text, std::uint64_t& value) {
-  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos || text.size() > 19) return false;
-  value = std::stoull(text);
-  return true;
-}
-
-// Returns the exit code to stop with, or -1 to go on.
-int parse(int argc, char** argv, Options& opt) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--help" || arg == "-h") {
-      std::fputs(kUsage, stdout);
-      return 0;
-    }
-    std::uint64_t value = 0;
-    const bool has_value = i + 1 < argc && parse_number(argv[i + 1], value);
-    if (arg == "--seed" && has_value) {
-      opt.seed = value;
-    } else if (arg == "--calls" && has_value && value >= 1 && value <= 100) {
-      opt.calls = static_cast<int>(value);
-    } else {
-      std::fprintf(stderr, "solution_06_lock_count: bad argument '%s'%s\n%s", arg.c_str(),
-                   arg == "--seed" || arg == "--calls" ? " (it needs a number in range)" : "", kUsage);
-      return 2;
-    }
-    ++i;
-  }
-  return -1;
-}
 
 // 1 + 1/2 + ... + 1/k: the expected number of times the maximum so far improves over k values
 // in random order (the k-th value is the largest so far with probability 1/k).
@@ -121,7 +85,13 @@ int run(const Options& opt) {
 
 int main(int argc, char** argv) {
   Options opt;
-  if (const int stop = parse(argc, argv, opt); stop >= 0) return stop;
+  CLI::App app{"For n = 2^16 ... 2^28 (every 2 powers) of uniform random f32 data: the blocks of chapter 06's\n"
+               "argmax and how many of them took chapter 04's lock, in each of several calls.",
+               "solution_06_lock_count"};
+  app.add_option("--seed", opt.seed, "the data's seed (default 1; n = 2^k uses seed + k)");
+  app.add_option("--calls", opt.calls, "calls per n (default 5)")->check(CLI::Range(1, 100));
+  app.footer("Exit codes: 0 done, 1 a result differs from the reference, 2 bad arguments, 4 a CUDA error, 77 no GPU.");
+  if (const int stop = red::parse_command_line(app, argc, argv); stop >= 0) return stop;
   if (!red::gpu_available()) {
     std::fprintf(stderr, "SKIPPED: solution_06_lock_count needs a CUDA GPU and this machine has none.\n");
     return 77;

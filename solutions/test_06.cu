@@ -55,12 +55,7 @@ void check_butterflies() {
   int wrong_warps = 0, wrong_blocks = 0;
   for (unsigned b = 0; b < blocks; ++b) {
     const float* sum_in = v + std::size_t{b} * 3 * Block;
-    float block_sum = 0, block_max = sum_in[Block], block_min = sum_in[2 * Block];
-    for (unsigned t = 0; t < Block; ++t) {
-      block_sum += sum_in[t];  // small integers: exact in any order
-      block_max = std::max(block_max, sum_in[Block + t]);
-      block_min = std::min(block_min, sum_in[2 * Block + t]);
-    }
+    const test::SumMaxMin want = test::sum_max_min(sum_in, Block);
     for (unsigned warp = 0; warp < Block / kWarp; ++warp) {
       float warp_sum = 0;
       for (unsigned lane = 0; lane < kWarp; ++lane) warp_sum += sum_in[warp * kWarp + lane];
@@ -71,7 +66,7 @@ void check_butterflies() {
     // Every lane of warp 0 holds the block's values.
     for (unsigned lane = 0; lane < kWarp; ++lane) {
       const std::size_t at = std::size_t{b} * kWarp + lane;
-      wrong_blocks += s[at] != block_sum || mx[at] != block_max || mn[at] != block_min;
+      wrong_blocks += s[at] != want.sum || mx[at] != want.max || mn[at] != want.min;
     }
   }
   CHECK(wrong_warps == 0);

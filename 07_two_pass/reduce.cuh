@@ -176,22 +176,15 @@ constexpr unsigned unroll_of() {
   return std::min(Policy::kMaxLoads / Source::kLoads, Policy::kMaxElements / Source::kCount);
 }
 
-// Pass 1. Every thread accumulates its share of the input in a register. Its indices only
+// What one thread of pass 1 accumulates: its share of the input, in a register. Its indices only
 // grow (body tiles, then the last vectors, then the tail), which lets argmax skip the index
-// compare (append).
+// compare (append). Chapter 10 reuses it.
 template <class Op, class Policy, class Source>
-__global__ void __launch_bounds__(kBlock)
-    reduce_pass1(Source src, std::size_t n, typename Op::Acc* partials, void* result) {
+__device__ inline typename Op::Acc accumulate_share(const Source& src, std::size_t n) {
   using Acc = typename Op::Acc;
   constexpr unsigned kUnroll = unroll_of<Policy, Source>();
   constexpr unsigned kCount = Source::kCount;
   constexpr std::size_t kTileVectors = std::size_t{kBlock} * kUnroll;
-  __shared__ Acc per_warp[ch06::kWarp];
-#if __CUDA_ARCH__ >= 900
-  // Lets pass 2's block be launched now; it waits in cudaGridDependencySynchronize() until this
-  // grid has finished and its writes are visible. What this hides is the launch gap.
-  cudaTriggerProgrammaticLaunchCompletion();
-#endif
   const std::size_t thread = blockIdx.x * std::size_t{kBlock} + threadIdx.x;
   const std::size_t threads = std::size_t{gridDim.x} * kBlock;
 
@@ -230,8 +223,21 @@ __global__ void __launch_bounds__(kBlock)
         acc = Op::append(acc, src.value(x[u], j), (rest + u * threads) * kCount + j);
 
   for (std::size_t i = vectors * kCount + thread; i < n; i += threads) acc = Op::append(acc, src.element(i), i);
+  return acc;
+}
 
-  acc = ch06::block_reduce<Op>(acc, per_warp);
+// Pass 1: every thread's share (above), then the block's tree; one partial per block.
+template <class Op, class Policy, class Source>
+__global__ void __launch_bounds__(kBlock)
+    reduce_pass1(Source src, std::size_t n, typename Op::Acc* partials, void* result) {
+  using Acc = typename Op::Acc;
+  __shared__ Acc per_warp[ch06::kWarp];
+#if __CUDA_ARCH__ >= 900
+  // Lets pass 2's block be launched now; it waits in cudaGridDependencySynchronize() until this
+  // grid has finished and its writes are visible. What this hides is the launch gap.
+  cudaTriggerProgrammaticLaunchCompletion();
+#endif
+  const Acc acc = ch06::block_reduce<Op>(accumulate_share<Op, Policy>(src, n), per_warp);
   if (threadIdx.x == 0) {
     if (result)
       Op::store(result, acc);  // a one-block grid needs no second pass

@@ -45,9 +45,12 @@ int main(int argc, char** argv) {
   for (const auto& line : machine) benchmark::AddCustomContext(line.key, line.value);
 
   std::vector<const Chapter*> chapters = bench::suite::chapters_01_to_05();
-  for (const Chapter* ch : {&bench::suite::chapter_06(), &bench::suite::chapter_07(), &bench::suite::chapter_09(),
-                            &bench::suite::chapter_09_builtin()})
+  for (const Chapter* ch : {&bench::suite::chapter_06(), &bench::suite::chapter_07(), &bench::suite::chapter_10(),
+                            &bench::suite::chapter_09(), &bench::suite::chapter_09_builtin()})
     chapters.push_back(ch);
+
+  // The floor under every call: an empty kernel, timed the same ways.
+  bench::register_floor();
 
   // Grouped by (dtype, n) so every chapter reuses the same input on the device; a chapter is
   // registered only for the pairs it supports.
@@ -60,6 +63,12 @@ int main(int argc, char** argv) {
         // launches dominate (small n).
         if (t == DType::f32 && op == Op::sum && log2n <= 18)
           bench::register_chapter(bench::suite::chapter_07_plain_launch(), {{op, t, std::size_t{1} << log2n}});
+        // Chapter 10's variants (the plain launch, the classic fences, hand-written shuffles,
+        // grid.sync), f32 sum at every size: what each choice costs where launches dominate and
+        // where bytes do.
+        if (t == DType::f32 && op == Op::sum)
+          for (const Chapter* variant : bench::suite::variants_10())
+            bench::register_chapter(*variant, {{op, t, std::size_t{1} << log2n}});
       }
   // Chapter 05's sweep of the coarsening factor, f32 sum, at a DRAM-resident and an L2 size.
   for (std::size_t n : {std::size_t{1} << 20, std::size_t{1} << 28})

@@ -36,6 +36,11 @@ std::vector<Registration> classic_steps();
 std::vector<Registration> solutions_04_to_06();
 // suite_solutions_07_08.cu: the solutions of chapters 07 and 08's exercises (solutions/)
 std::vector<Registration> solutions_07_08();
+// suite_10.cu
+const Chapter& chapter_10();
+// launched the ordinary way, the classic __threadfence() ticket, chapter 06's shuffles instead of
+// cooperative groups, and grid.sync() in a cooperative launch instead of the ticket
+std::vector<const Chapter*> variants_10();
 // suite_09.cu
 const Chapter& chapter_09();
 // cub::DeviceReduce::Max, Min, ArgMax as shipped: what 09's semantics (Reduce with this project's

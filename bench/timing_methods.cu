@@ -23,34 +23,6 @@ namespace {
 
 constexpr int kCalls = 200;
 
-// Microseconds per call of kCalls calls between two events on `stream`, launched directly or from
-// a CUDA graph of them.
-double per_call_us(const std::function<void()>& call, cudaStream_t stream, bool graph) {
-  Event start, stop;
-  cudaGraphExec_t exec = nullptr;
-  if (graph) {
-    cudaGraph_t g;
-    CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-    for (int i = 0; i < kCalls; ++i) call();
-    CUDA_CHECK(cudaStreamEndCapture(stream, &g));
-    CUDA_CHECK(cudaGraphInstantiate(&exec, g, 0));
-    CUDA_CHECK(cudaGraphDestroy(g));
-    CUDA_CHECK(cudaGraphLaunch(exec, stream));  // warm-up: uploads the graph
-  } else {
-    for (int i = 0; i < 10; ++i) call();
-  }
-  CUDA_CHECK(cudaStreamSynchronize(stream));
-  CUDA_CHECK(cudaEventRecord(start.get(), stream));
-  if (graph)
-    CUDA_CHECK(cudaGraphLaunch(exec, stream));
-  else
-    for (int i = 0; i < kCalls; ++i) call();
-  CUDA_CHECK(cudaEventRecord(stop.get(), stream));
-  CUDA_CHECK(cudaEventSynchronize(stop.get()));
-  if (exec) CUDA_CHECK(cudaGraphExecDestroy(exec));
-  return elapsed_us(start, stop) / kCalls;
-}
-
 }  // namespace
 
 void print_timing_methods() {
@@ -75,8 +47,8 @@ void print_timing_methods() {
       cfg.scrubber = scrubber ? &*scrubber : nullptr;
       const Timing t = time_on_stream(launch, stream.get(), cfg);
       steady[k] = t.median_us;
-      loop[k] = per_call_us(launch, stream.get(), false);
-      graph[k] = per_call_us(launch, stream.get(), true);
+      loop[k] = back_to_back_us(launch, stream.get(), kCalls, false);
+      graph[k] = back_to_back_us(launch, stream.get(), kCalls, true);
       std::printf("| 2^%d | `%s` | %.2f | %.2f | %.2f | %.2f |\n", __builtin_ctzll(n), ch.kernel_name(Op::sum, DType::f32).c_str(),
                   steady[k], loop[k], graph[k], t.latency_us);
     }

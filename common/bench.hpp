@@ -18,9 +18,15 @@ struct Case {
 };
 
 // Registers `ch` for each case. Benchmark names are "<chapter>/<kernel>/<op>/<dtype>/<n>"; counters:
-// n, bytes, time_us, time_p10_us, time_p90_us, latency_us, gbps, pct_peak, l2_resident, reps. Inputs are generated on the host once per
+// n, bytes, time_us, time_p10_us, time_p90_us, latency_us, gbps, pct_peak, l2_resident, reps, and
+// for inputs no larger than L2 b2b_us and graph_us (timing.hpp: back to back, and in a graph). Inputs are generated on the host once per
 // (dtype, n, op) and shared by consecutive benchmarks, so register cases grouped by size.
 void register_chapter(const Chapter& ch, const std::vector<Case>& cases);
+
+// Registers "floor/empty_kernel/none/none/0": an empty kernel (timing.hpp, launch_empty_kernel)
+// timed as the cases are, every figure included: the least any call can cost on this GPU and
+// host, which the tables subtract to show each call's work.
+void register_floor();
 
 // Profile mode (reduction_bench --profile, for Nsight Compute with --profile-from-start off): each
 // case runs its checks, evicts L2 where the input is larger than L2, then makes ONE call between

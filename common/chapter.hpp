@@ -6,6 +6,9 @@
 //  - It uses no memory but `scratch`, which the caller provides with at least
 //    scratch_bytes(op, dtype, n) bytes: no globals, no static buffers, no hidden allocation, so
 //    launches on two streams never share state and back-to-back calls may reuse one scratch.
+//    A chapter may ask for the first zeroed_scratch_bytes(op, dtype) of it to be zero: the caller zeroes
+//    them once, when it allocates the scratch, and every call that completes leaves them zero
+//    again (chapter 10's ticket counter). Such a scratch serves one call at a time.
 //  - It never writes `input`.
 //  - `support` lists the (op, dtype) pairs it handles; the harness refuses every other pair.
 #pragma once
@@ -53,6 +56,11 @@ struct Chapter {
   // sign-preserving zero", PTX ISA), so the result may lose up to 2 FLT_MIN per atomic beyond its
   // rounding bound. runner.hpp's check_result allows for it.
   std::function<std::size_t(std::size_t n)> global_float_atomics;
+  // Bytes at the start of the scratch that must be zero when a call starts, and that every call
+  // leaves zero when it ends: the caller zeroes them once (Workspace does, runner.hpp) and never
+  // poisons them. Empty for chapters that ask nothing of their scratch. A scratch with such bytes
+  // serves one call at a time: two calls in flight on it at once would share its counter.
+  std::function<std::size_t(Op, DType)> zeroed_scratch_bytes;
   // What the benchmark reports beside the kernel's name (bench.json: the label "variant of K" and
   // a counter param_<name> per setting), so that tables and charts need not read it out of names
   // or sources. variant_of: the chapter's own kernel this one is a variant of (empty for the

@@ -2,6 +2,7 @@
 // table of supported pairs or the contract checks. Registration only: the lessons end with it.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -17,6 +18,9 @@ namespace red {
 struct Launcher {
   std::size_t (*scratch_bytes)(std::size_t n);
   void (*launch)(const ReduceCall& call);
+  // The scratch's first bytes that the caller zeroes once and every call leaves zero (chapter.hpp);
+  // null for a chapter that needs none.
+  std::size_t (*zeroed_scratch_bytes)() = nullptr;
 };
 
 // For chapters that need no scratch.
@@ -61,6 +65,11 @@ Chapter make_chapter(std::string name, std::string summary, LauncherOf launcher_
       throw std::invalid_argument(chapter_name + ": null input or output pointer");
     l.launch(c);
   };
+  if (std::any_of(table.begin(), table.end(), [](const Row& r) { return r.launcher.zeroed_scratch_bytes; }))
+    ch.zeroed_scratch_bytes = [find](Op op, DType t) {
+      const Launcher& l = find(op, t);
+      return l.zeroed_scratch_bytes ? l.zeroed_scratch_bytes() : std::size_t{0};
+    };
   ch.sum_depth = std::move(sum_depth);
   ch.kernel_name = std::move(kernel_name);
   return ch;

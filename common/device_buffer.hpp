@@ -29,9 +29,10 @@ class DeviceBuffer {
   void* get() const { return ptr_; }
   std::size_t bytes() const { return bytes_; }
 
-  // Fill every byte; used to poison outputs and scratch so stale or unwritten values show up.
-  void fill(int byte_value, cudaStream_t stream = nullptr) const {
-    if (bytes_ > 0) CUDA_CHECK(cudaMemsetAsync(ptr_, byte_value, bytes_, stream));
+  // Fill every byte from `from` on; used to poison outputs and scratch so stale or unwritten
+  // values show up.
+  void fill(int byte_value, cudaStream_t stream = nullptr, std::size_t from = 0) const {
+    if (bytes_ > from) CUDA_CHECK(cudaMemsetAsync(static_cast<char*>(ptr_) + from, byte_value, bytes_ - from, stream));
   }
   void upload(const void* host, std::size_t bytes, std::size_t offset = 0) const {
     if (bytes > 0) CUDA_CHECK(cudaMemcpy(static_cast<char*>(ptr_) + offset, host, bytes, cudaMemcpyHostToDevice));

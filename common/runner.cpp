@@ -4,6 +4,9 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 namespace red {
 
@@ -117,6 +120,23 @@ bool device_holds(const DeviceInput& in, const HostArray& host) {
   return same;
 }
 
+Workspace::Workspace(const Chapter& ch, Op op, DType t, std::size_t n)
+    : scratch(ch.scratch_bytes(op, t, n)), zeroed(ch.zeroed_scratch_bytes ? ch.zeroed_scratch_bytes(op, t) : 0) {
+  if (zeroed > scratch.bytes())
+    throw std::logic_error(ch.name + ": zeroed_scratch_bytes exceeds scratch_bytes for n = " + std::to_string(n));
+  if (zeroed > 0) {
+    CUDA_CHECK(cudaMemset(scratch.get(), 0, zeroed));
+    CUDA_CHECK(cudaDeviceSynchronize());  // zeroed before any stream's call can start
+  }
+}
+
+bool Workspace::zeroed_bytes_are_zero() const {
+  std::vector<unsigned char> bytes(zeroed);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  scratch.download(bytes.data(), zeroed);
+  return std::all_of(bytes.begin(), bytes.end(), [](unsigned char b) { return b == 0; });
+}
+
 ReduceCall make_call(Op op, DType t, const void* in, std::size_t n, const Workspace& ws, cudaStream_t stream,
                      const void* in2) {
   ReduceCall c;
@@ -164,7 +184,7 @@ CheckOutcome exact_check(const Chapter& ch, Op op, DType t, std::size_t n, std::
 
 RawResult run_once(const Chapter& ch, const ReduceCall& call, const Workspace& ws) {
   ws.output.fill(0xFF, call.stream);
-  ws.scratch.fill(0xA5, call.stream);
+  ws.poison_scratch(0xA5, call.stream);
   return launch_and_read(ch, call, ws);
 }
 

@@ -25,11 +25,18 @@ DeviceInput upload(const HostArray& host, std::size_t offset = 0);
 // input was not written). Read back piece by piece, so no second host copy of a large input.
 bool device_holds(const DeviceInput& in, const HostArray& host);
 
-// Output and scratch for one chapter call, sized by the chapter for (op, dtype, n).
+// Output and scratch for one chapter call, sized by the chapter for (op, dtype, n). The scratch's
+// first ch.zeroed_scratch_bytes(op, dtype) are zeroed here, once (chapter.hpp); nothing else
+// touches them.
 struct Workspace {
   DeviceBuffer output{kResultBytes};
   DeviceBuffer scratch;
-  Workspace(const Chapter& ch, Op op, DType t, std::size_t n) : scratch(ch.scratch_bytes(op, t, n)) {}
+  std::size_t zeroed = 0;
+  Workspace(const Chapter& ch, Op op, DType t, std::size_t n);
+  // Poisons the scratch with `byte_value`, all but the zeroed bytes, on `stream`.
+  void poison_scratch(int byte_value, cudaStream_t stream = nullptr) const { scratch.fill(byte_value, stream, zeroed); }
+  // Whether the zeroed bytes are still all zero (waits for the device).
+  bool zeroed_bytes_are_zero() const;
 };
 
 ReduceCall make_call(Op op, DType t, const void* in, std::size_t n, const Workspace& ws, cudaStream_t stream,
@@ -47,8 +54,8 @@ CheckOutcome check_result(const Chapter& ch, const Reference& ref, const DeviceR
 // sums, whose ordinary check is already exact, it passes without running.
 CheckOutcome exact_check(const Chapter& ch, Op op, DType t, std::size_t n, std::uint64_t seed);
 
-// Poisons output (0xFF bytes: NaN for floats, -1 for integers) and scratch (0xA5) so nothing
-// stale or unwritten can pass, launches, waits, and returns the result bytes.
+// Poisons output (0xFF bytes: NaN for floats, -1 for integers) and scratch (0xA5; not its zeroed
+// bytes, chapter.hpp) so nothing stale or unwritten can pass, launches, waits, and returns the result bytes.
 RawResult run_once(const Chapter& ch, const ReduceCall& call, const Workspace& ws);
 
 // Launches, waits for the call's stream and returns the result bytes, touching nothing before:

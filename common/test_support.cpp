@@ -96,6 +96,8 @@ Outcome run_checked(const Chapter& ch, Op op, const HostArray& input, std::size_
        o.ref.ivalue, ", index ", o.ref.index, ") error=", o.check.abs_error, " bound=", o.check.bound, " ",
        o.check.why);
   CHECK(o.check.passed);
+  // A chapter that keeps a counter in its zeroed scratch bytes left them zero for the next call.
+  if (ws.zeroed > 0) CHECK(ws.zeroed_bytes_are_zero());
   // The contract says the input is never written.
   CHECK(device_holds(in, input));
   if (second) CHECK(device_holds(in2, *second));

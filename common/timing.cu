@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <exception>
 #include <cstdint>
 #include <vector>
 
@@ -87,6 +88,13 @@ void mark_profiled_case(int ordinal, cudaStream_t stream) {
   CUDA_CHECK(cudaGetLastError());
 }
 
+__global__ void empty_kernel() {}
+
+void launch_empty_kernel(cudaStream_t stream) {
+  empty_kernel<<<1, 1, 0, stream>>>();
+  CUDA_CHECK(cudaGetLastError());
+}
+
 double elapsed_us(const Event& start, const Event& stop) {
   float ms = 0;
   CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
@@ -103,6 +111,40 @@ void L2Scrubber::scrub(cudaStream_t stream) const {
   read_all<<<1024, 256, 0, stream>>>(static_cast<const uint4*>(buffer_.get()), words,
                                      static_cast<unsigned*>(sink_.get()));
   CUDA_CHECK(cudaGetLastError());
+}
+
+double back_to_back_us(const std::function<void()>& call, cudaStream_t stream, int calls, bool graph) {
+  Event start, stop;
+  cudaGraphExec_t exec = nullptr;
+  if (graph) {
+    cudaGraph_t g = nullptr;
+    CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+    try {
+      for (int i = 0; i < calls; ++i) call();
+    } catch (const std::exception&) {
+      // A call that cannot be captured: end the capture, drop its error, report "not measured".
+      cudaStreamEndCapture(stream, &g);
+      if (g) cudaGraphDestroy(g);
+      cudaGetLastError();
+      return 0;
+    }
+    CUDA_CHECK(cudaStreamEndCapture(stream, &g));
+    CUDA_CHECK(cudaGraphInstantiate(&exec, g, 0));
+    CUDA_CHECK(cudaGraphDestroy(g));
+    CUDA_CHECK(cudaGraphLaunch(exec, stream));  // warm-up: uploads the graph
+  } else {
+    for (int i = 0; i < 10; ++i) call();
+  }
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  CUDA_CHECK(cudaEventRecord(start.get(), stream));
+  if (graph)
+    CUDA_CHECK(cudaGraphLaunch(exec, stream));
+  else
+    for (int i = 0; i < calls; ++i) call();
+  CUDA_CHECK(cudaEventRecord(stop.get(), stream));
+  CUDA_CHECK(cudaEventSynchronize(stop.get()));
+  if (exec) CUDA_CHECK(cudaGraphExecDestroy(exec));
+  return elapsed_us(start, stop) / calls;
 }
 
 Timing time_on_stream(const std::function<void()>& call, cudaStream_t stream, const TimingConfig& cfg) {
@@ -147,6 +189,11 @@ Timing time_on_stream(const std::function<void()>& call, cudaStream_t stream, co
   t.p10_us = percentile(steady, 0.1);
   t.p90_us = percentile(steady, 0.9);
   t.latency_us = median(latency);
+  if (cfg.back_to_back) {
+    constexpr int kCalls = 200;
+    t.back_to_back_us = back_to_back_us(call, stream, kCalls, false);
+    t.graph_us = back_to_back_us(call, stream, kCalls, true);
+  }
   return t;
 }
 

@@ -13,6 +13,12 @@
 //   latency       one call from an idle GPU, between events recorded just before and after the
 //                 host makes it: the host's dispatch (argument checks, size queries, launches)
 //                 falls inside. Median.
+// And two more where a call is short enough for launches to matter (TimingConfig::back_to_back):
+//   back to back  200 calls made in a loop between two events, no hold, no scrub: total / 200.
+//                 Whichever is slower sets it, the host's dispatch or the GPU's work, as in a
+//                 program that reduces in a loop.
+//   graph         the same 200 calls captured into one CUDA graph and launched at once: the GPU's
+//                 side alone, with the host's dispatch paid at capture.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -58,11 +64,16 @@ class L2Scrubber {
 // where case number `ordinal` starts (reduction_bench --profile).
 void mark_profiled_case(int ordinal, cudaStream_t stream);
 
+// Launches a kernel that does nothing, one block of one thread: the floor under every call's time,
+// which the benchmark measures beside the chapters (bench.hpp, register_floor).
+void launch_empty_kernel(cudaStream_t stream);
+
 struct TimingConfig {
   int warmup = 3;
   int repetitions = 20;                  // steady-state samples, and as many one-call samples
   int batch = 16;                        // calls queued behind one hold of the stream
   const L2Scrubber* scrubber = nullptr;  // set: cold, scrub before every timed call
+  bool back_to_back = false;             // also measure back_to_back_us and graph_us
 };
 
 struct Timing {
@@ -72,7 +83,16 @@ struct Timing {
   double latency_us = 0;  // one call, host dispatch included (median)
   int repetitions = 0;
   int batches_released_late = 0;  // batches whose hold ran out before the host had queued them
+  double back_to_back_us = 0;     // per call of calls made in a loop (0: not measured)
+  double graph_us = 0;            // per call of the same calls as one CUDA graph (0: not measured,
+                                  // or the call cannot be captured)
 };
+
+// Microseconds per call of `calls` calls made back to back between two events on `stream`,
+// launched directly (graph = false) or captured into one CUDA graph first. A call the graph
+// cannot capture (one that synchronises, say) gives 0. `stream` must not be the legacy default
+// stream when graph is set (it cannot be captured).
+double back_to_back_us(const std::function<void()>& call, cudaStream_t stream, int calls, bool graph);
 
 // Times `call()`, which enqueues its work on `stream`.
 Timing time_on_stream(const std::function<void()>& call, cudaStream_t stream, const TimingConfig& cfg);

@@ -2,7 +2,8 @@
 """Turns the benchmark's Google Benchmark output into the tutorial's CSV, charts and tables.
 
     plot.py csv BENCH_JSON OUT_CSV       reduction_bench's JSON (--benchmark_out_format=json) ->
-                                         bench.csv, one row per (chapter, kernel, op, dtype, n)
+                                         bench.csv, one row per (chapter, kernel, op, dtype, n),
+                                         and floor.csv beside it (the empty kernel's times)
     plot.py charts RESULTS_DIR           RESULTS_DIR/bench.csv and machine.txt -> the charts of
                                          CHART_DRAWERS and tables.md, written into RESULTS_DIR
     plot.py tables RESULTS_DIR           tables.md only, without matplotlib
@@ -22,20 +23,36 @@ import sys
 
 # time_us, gbps, pct_peak: the steady state, the median call among calls queued back to back;
 # time_p10_us, time_p90_us: the spread of those calls; latency_us: one call from an idle GPU,
-# the host's dispatch included (common/timing.hpp). variant_of: K of the benchmark's label
-# "variant of K", empty for the lessons' and the libraries' kernels; params: "key=value;..." from
-# its counters param_<key>, keys sorted.
+# the host's dispatch included; b2b_us: per call of 200 calls made in a loop, whichever is slower
+# setting it, the host's dispatch or the GPU's work; graph_us: per call of the same 200 calls
+# captured into one CUDA graph (common/timing.hpp). The last two are measured on L2-resident
+# inputs only, where launches matter; graph_us is empty where a call cannot be captured.
+# variant_of: K of the benchmark's label "variant of K", empty for the lessons' and the
+# libraries' kernels; params: "key=value;..." from its counters param_<key>, keys sorted.
 CSV_COLUMNS = ["chapter", "kernel", "dtype", "op", "n", "bytes", "time_us", "time_p10_us",
-               "time_p90_us", "latency_us", "gbps", "pct_peak", "l2_resident", "ratio_to_cub",
-               "variant_of", "params"]
+               "time_p90_us", "latency_us", "b2b_us", "graph_us", "gbps", "pct_peak",
+               "l2_resident", "ratio_to_cub", "variant_of", "params"]
 # A bench.csv from an older benchmark lacks these; it still reads (every kernel then counts as a
-# lesson's, and the latency is unknown), so that `compare` can set a new run against it.
-OPTIONAL_COLUMNS = ["time_p10_us", "time_p90_us", "latency_us", "variant_of", "params"]
-# Counters common/bench.cpp sets on every benchmark row.
+# lesson's, and the times it lacks are unknown), so that `compare` can set a new run against it.
+OPTIONAL_COLUMNS = ["time_p10_us", "time_p90_us", "latency_us", "b2b_us", "graph_us",
+                    "variant_of", "params"]
+# Counters common/bench.cpp sets on every benchmark row, and those it sets on some only.
 JSON_COUNTERS = ["n", "bytes", "time_us", "time_p10_us", "time_p90_us", "latency_us", "gbps",
                  "pct_peak", "l2_resident"]
+OPTIONAL_COUNTERS = ["b2b_us", "graph_us"]
+# Beside the chapters the benchmark times an empty kernel the same ways, named
+# floor/<kernel>/none/none/0: the floor under every call. It is no chapter's kernel, so it goes
+# to floor.csv next to bench.csv, never into bench.csv's tables, charts or comparisons.
+FLOOR_PREFIX = "floor"
+FLOOR_CSV = "floor.csv"
+FLOOR_COLUMNS = ["kernel", "time_us", "time_p10_us", "time_p90_us", "latency_us", "b2b_us",
+                 "graph_us"]
+FLOOR_KERNEL = "empty_kernel"
 
 CUB_CHAPTER = "09_cub_comparison"
+# The launch-cost chart sets the one-launch chapter against the two-launch one and the library.
+TWO_PASS_CHAPTER = "07_two_pass"
+SINGLE_PASS_CHAPTER = "10_single_pass"
 DRAM_N = 2 ** 28            # 1 GiB of f32: far beyond any L2, so a DRAM figure
 L2_N = 2 ** 20              # 4 MiB of f32: sits in L2, quoted next to it in the README
 TIME_TABLE_MAX_N = 2 ** 22  # below this a call is latency-bound: time per call is the useful figure
@@ -49,6 +66,8 @@ CHARTS = [
     ("bytes_in_flight.png", "Bandwidth against bytes in flight per SM, with Little's law"),
     ("bandwidth_vs_n.png", "f32 sum bandwidth vs. input size"),
     ("time_vs_n.png", "f32 sum time per call vs. input size"),
+    ("launch_cost.png", "f32 sum time per call at small n: one call and back to back, single pass "
+                        "against two passes, CUB and an empty kernel"),
     ("chapters.png", "Bandwidth per chapter at a DRAM-resident size"),
     ("dtypes.png", "f16, bf16 and f32 sums"),
     ("dot.png", "Dot products"),
@@ -121,7 +140,7 @@ def format_number(x):
     return str(int(x)) if float(x).is_integer() and abs(x) < 1e15 else f"{x:.9g}"
 
 
-def write_csv(rows, path):
+def write_csv(rows, path, columns=CSV_COLUMNS):
     def cell(value):
         if isinstance(value, bool):
             return "true" if value else "false"
@@ -131,8 +150,8 @@ def write_csv(rows, path):
 
     with open(path, "w", newline="", encoding="utf-8") as f:
         out = csv.writer(f, lineterminator="\n")
-        out.writerow(CSV_COLUMNS)
-        out.writerows([cell(r[column]) for column in CSV_COLUMNS] for r in rows)
+        out.writerow(columns)
+        out.writerows([cell(r[column]) for column in columns] for r in rows)
 
 
 def command_csv(bench_json, out_csv):
@@ -150,7 +169,14 @@ def command_csv(bench_json, out_csv):
             raise InputError(f"{bench_json}: benchmark {entry['name']!r} has no numeric counter {key!r}")
         return float(value)
 
-    runs, skipped = {}, []  # skipped: 'name: why' for every benchmark left out
+    def optional_counter(entry, key):
+        """None where the benchmark did not measure it (common/bench.cpp leaves it out, or sets 0)."""
+        if key not in entry:
+            return None
+        value = counter(entry, key)
+        return value if math.isfinite(value) and value > 0 else None
+
+    runs, floors, skipped = {}, {}, []  # skipped: 'name: why' for every benchmark left out
     for entry in doc["benchmarks"]:
         if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
             raise InputError(f"{bench_json}: a benchmark entry has no name")
@@ -165,12 +191,19 @@ def command_csv(bench_json, out_csv):
             continue
         # Google Benchmark appends '/iterations:1', '/manual_time' and the like to our fields.
         fields = name.split("/")
-        if len(fields) < 5 or not fields[4].isdigit():
+        is_floor = fields[0] == FLOOR_PREFIX
+        if is_floor and (len(fields) < 2 or not fields[1]):
+            raise InputError(f"benchmark name {name!r} is not {FLOOR_PREFIX}/<kernel>/...")
+        if not is_floor and (len(fields) < 5 or not fields[4].isdigit()):
             raise InputError(f"benchmark name {name!r} is not <chapter>/<kernel>/<op>/<dtype>/<n>")
         row = {key: counter(entry, key) for key in JSON_COUNTERS}
         bad = [key for key, value in row.items() if not math.isfinite(value)]
         if bad or row["time_us"] <= 0:
             skipped.append(f"{name}: non-finite or non-positive {', '.join(bad) or 'time_us'}")
+            continue
+        row.update({key: optional_counter(entry, key) for key in OPTIONAL_COUNTERS})
+        if is_floor:
+            floors.setdefault(fields[1], []).append(dict(row, kernel=fields[1]))
             continue
         # What the kernel is, as common/bench.cpp says it: the label "variant of <kernel>" and
         # a counter param_<key> per setting.
@@ -186,8 +219,12 @@ def command_csv(bench_json, out_csv):
               f"out:\n  " + "\n  ".join(skipped), file=sys.stderr)
     if not runs:
         raise InputError(f"{bench_json} holds no successful benchmark rows")
-    # One row per key: with repetitions, the run with the median time (as timing.hpp does).
-    rows = [sorted(rs, key=lambda r: r["time_us"])[len(rs) // 2] for rs in runs.values()]
+
+    def median_run(rs):
+        """One row per key: with repetitions, the run with the median time (as timing.hpp does)."""
+        return sorted(rs, key=lambda r: r["time_us"])[len(rs) // 2]
+
+    rows = [median_run(rs) for rs in runs.values()]
     # ratio_to_cub: GB/s over the GB/s of the baseline row with the same op, dtype and n (empty
     # when that row was not measured). The baseline's own rows get 1.
     gbps = {row_key(r): r["gbps"] for r in rows}
@@ -196,6 +233,15 @@ def command_csv(bench_json, out_csv):
         r["ratio_to_cub"] = r["gbps"] / base if base else None
     write_csv(sort_rows(rows), out_csv)
     print(f"wrote {len(rows)} rows to {out_csv}")
+    # The floor beside bench.csv. A run without one leaves none: a floor.csv of an earlier run,
+    # set against this run's times, would give wrong differences.
+    floor_csv = os.path.join(os.path.dirname(out_csv), FLOOR_CSV)
+    if floors:
+        write_csv([median_run(rs) for _, rs in sorted(floors.items())], floor_csv, FLOOR_COLUMNS)
+        print(f"wrote the floor ({', '.join(sorted(floors))}) to {floor_csv}")
+    elif os.path.exists(floor_csv):
+        os.remove(floor_csv)
+        print(f"removed {floor_csv}: this run measured no floor")
 
 
 # ---- bench.csv and machine.txt --------------------------------------------------------------
@@ -212,7 +258,7 @@ def parse_row(raw, where):
     row = {column: raw[column] for column in ("chapter", "kernel", "dtype", "op")}
     row.update({column: number(column) for column in ("bytes", "time_us", "gbps", "pct_peak")})
     row.update({column: number(column) if raw.get(column) else None
-                for column in ("time_p10_us", "time_p90_us", "latency_us")})
+                for column in ("time_p10_us", "time_p90_us", "latency_us", "b2b_us", "graph_us")})
     row.update(n=int(number("n")), l2_resident=raw["l2_resident"] == "true",
                ratio_to_cub=number("ratio_to_cub") if raw["ratio_to_cub"] else None,
                variant_of=raw.get("variant_of") or "", params={})
@@ -268,6 +314,36 @@ class Machine:
         self.l2_label = f"L2 = {binary_size(self.l2_bytes)}"
 
 
+def read_floor(results_dir):
+    """RESULTS_DIR/floor.csv's empty kernel as {column: value}, its times floats (None where not
+    measured); None when there is no floor.csv (a results folder from before the benchmark timed
+    the floor)."""
+    path = os.path.join(results_dir, FLOOR_CSV)
+    if not os.path.exists(path):
+        return None
+    with open_input(path) as f:
+        try:
+            reader = csv.DictReader(f)
+            missing = [c for c in FLOOR_COLUMNS if c not in (reader.fieldnames or [])]
+            if missing:
+                raise InputError(f"{path} lacks column(s): {', '.join(missing)}")
+            raws = {raw["kernel"]: (raw, f"{path}:{reader.line_num}") for raw in reader}
+        except (csv.Error, UnicodeDecodeError) as e:
+            raise InputError(f"{path} is not a readable CSV: {e}") from None
+    if FLOOR_KERNEL not in raws:
+        raise InputError(f"{path} has no {FLOOR_KERNEL} row")
+    raw, where = raws[FLOOR_KERNEL]
+    floor = {"kernel": FLOOR_KERNEL}
+    for column in FLOOR_COLUMNS[1:]:
+        try:
+            floor[column] = float(raw[column]) if raw[column] else None
+        except ValueError:
+            raise InputError(f"{where}: {column} {raw[column]!r} is not a number") from None
+    if floor["time_us"] is None:
+        raise InputError(f"{where}: time_us is empty")
+    return floor
+
+
 def load_results(results_dir):
     return (read_csv(os.path.join(results_dir, "bench.csv")),
             Machine(os.path.join(results_dir, "machine.txt")))
@@ -296,7 +372,8 @@ def lesson_kernels(rows):
 
 
 def kernels_of(rows):
-    """The (chapter, kernel) pairs in rows, in kernel_key order (the CUB chapter comes last)."""
+    """The (chapter, kernel) pairs in rows, in kernel_key order (chapter by chapter, CUB's 09
+    among them)."""
     return [(r["chapter"], r["kernel"]) for r in kernel_rows(rows)]
 
 
@@ -336,7 +413,7 @@ def binary_size(nbytes):
 
 # How each measured field reads in a table.
 CELL_FORMATS = {"gbps": "{:.1f}", "pct_peak": "{:.1f}", "ratio_to_cub": "{:.3f}",
-                "time_us": "{:.2f}", "latency_us": "{:.2f}"}
+                "time_us": "{:.2f}", "latency_us": "{:.2f}", "b2b_us": "{:.2f}", "graph_us": "{:.2f}"}
 
 
 def format_cell(row, field):
@@ -355,13 +432,14 @@ def markdown_table(header, body, text_columns=2):
             + ["| " + " | ".join(cells) + " |" for cells in body])
 
 
-def kernel_table(rows, columns):
+def kernel_table(rows, columns, kernels=None):
     """One line per kernel in rows (already one op and dtype), one column per (header, n, field):
-    the building block of tables.md, compare.md and the top-level README."""
+    the building block of tables.md, compare.md and the top-level README. kernels: the
+    (chapter, kernel) lines in the order wanted, kernels_of(rows) if None."""
     at = {(r["chapter"], r["kernel"], r["n"]): r for r in rows}
     body = [[chapter, f"`{kernel}`"] +
             [format_cell(at.get((chapter, kernel, n)), field) for _, n, field in columns]
-            for chapter, kernel in kernels_of(rows)]
+            for chapter, kernel in (kernels_of(rows) if kernels is None else kernels)]
     return markdown_table(["Chapter", "Kernel"] + [header for header, _, _ in columns], body)
 
 
@@ -373,6 +451,12 @@ def sections(rows):
     return sorted(pairs, key=lambda p: (rank(p[1], DTYPE_ORDER), rank(p[0], OP_ORDER)))
 
 
+def small_ns(part, ns, field):
+    """The sizes of ns up to TIME_TABLE_MAX_N at which some row of part has `field` (a bench.csv
+    from an older benchmark has no b2b_us, say): the columns of a time table."""
+    return [n for n in ns if n <= TIME_TABLE_MAX_N and any(r[field] for r in part if r["n"] == n)]
+
+
 def write_tables(results_dir, rows, machine):
     lines = [f"# Benchmark tables: {machine.gpu}", "",
              "Generated by `results/plot.py charts` from `bench.csv`; do not edit by hand.",
@@ -380,7 +464,10 @@ def write_tables(results_dir, rows, machine):
              f"bandwidth, {machine.dram_gbps:.0f} GB/s.",
              "Bandwidth, % of peak, ratios and the back-to-back time are the steady state: the "
              "median call among calls queued back to back, with no host work between them. The "
-             "one-call latency is a single call from an idle GPU, the host's dispatch included.",
+             "one-call latency is a single call from an idle GPU, the host's dispatch included. "
+             "Where launches matter (L2-resident inputs) two more: 200 calls made in a loop, per "
+             "call, the host's dispatch included where it is slower than the GPU; and the same "
+             "200 calls captured into one CUDA graph, per call.",
              f"Cells marked `*` are L2-resident: input no larger than L2 ({machine.l2_label}), "
              f"measured hot, so they measure L2, not DRAM, bandwidth; larger inputs are measured "
              f"cold, L2 cleared before every call. `—`: not measured, or no baseline to compare with.",
@@ -397,7 +484,11 @@ def write_tables(results_dir, rows, machine):
                  [n for n in ns if n <= TIME_TABLE_MAX_N]),
                 (f"Latency of one call from idle, host dispatch included (µs), "
                  f"n ≤ {pow2_label(TIME_TABLE_MAX_N)}", "latency_us",
-                 [n for n in ns if n <= TIME_TABLE_MAX_N and any(r["latency_us"] for r in part)])):
+                 small_ns(part, ns, "latency_us")),
+                (f"Time per call, 200 calls in a loop, host dispatch included (µs), "
+                 f"n ≤ {pow2_label(TIME_TABLE_MAX_N)}", "b2b_us", small_ns(part, ns, "b2b_us")),
+                (f"Time per call, 200 calls in one CUDA graph (µs), "
+                 f"n ≤ {pow2_label(TIME_TABLE_MAX_N)}", "graph_us", small_ns(part, ns, "graph_us"))):
             if columns:
                 lines += [f"### {title}", ""]
                 lines += kernel_table(part, [(pow2_label(n), n, field) for n in columns]) + [""]
@@ -421,9 +512,10 @@ def _pyplot():
 
 # tab10 reordered so that neighbouring chapters never share a hue family: chapter NN takes entry
 # NN - 1 (blue, orange, green, pink, brown, cyan, red, purple, olive), whichever chapters a run
-# measured. tab10's grey is left out: greys and black belong to the libraries.
+# measured. tab10's grey is left out: greys and black belong to the libraries. Chapter 10, past
+# tab10, takes magenta: a saturated colour far from every one of those and from the libraries'.
 CHAPTER_PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#e377c2", "#8c564b", "#17becf", "#d62728",
-                   "#9467bd", "#bcbd22"]
+                   "#9467bd", "#bcbd22", "#ff00ff"]
 LIBRARY_COLORS = {"cub_": "black", "cublas_": "dimgray"}
 
 
@@ -493,6 +585,17 @@ def _bandwidth_roofs(ax, machine):
                 color=color, fontsize=9, ha="left", va=side)
 
 
+def _log2_n_axis(ax, ns, plt):
+    """The x axis of n, log2, a tick at every measured size ns (sorted)."""
+    ax.set_xscale("log", base=2)
+    ticks = ns
+    while len(ticks) > 14:  # keep tick labels legible on long sweeps
+        ticks = ticks[::2]
+    ax.set_xticks(ticks)
+    ax.set_xticklabels([pow2_label(n, tex=True) for n in ticks])
+    ax.xaxis.set_minor_locator(plt.NullLocator())
+
+
 def _bandwidth_chart(path, title, series, machine, what, empty, note=""):
     """GB/s vs n on a log2 axis. series: [(label, rows sorted by n, color, linestyle, marker)];
     without any, a placeholder saying `empty`."""
@@ -509,13 +612,7 @@ def _bandwidth_chart(path, title, series, machine, what, empty, note=""):
                     marker=marker, markersize=5, color=color, markerfacecolor="white")
     all_rows = [r for s in series for r in s[1]]
     ns = sorted({r["n"] for r in all_rows})
-    ax.set_xscale("log", base=2)
-    ticks = ns
-    while len(ticks) > 14:  # keep tick labels legible on long sweeps
-        ticks = ticks[::2]
-    ax.set_xticks(ticks)
-    ax.set_xticklabels([pow2_label(n, tex=True) for n in ticks])
-    ax.xaxis.set_minor_locator(plt.NullLocator())
+    _log2_n_axis(ax, ns, plt)
     ax.set_xlim(ns[0] / 1.5, ns[-1] * 1.5)
     ax.set_xlabel(f"n ({what}, log scale)")
     _bandwidth_roofs(ax, machine)
@@ -592,15 +689,8 @@ def chart_time_vs_n(rows, machine, colors, path):
         timed = [r for r in rs if r["latency_us"]]
         ax.plot([r["n"] for r in timed], [r["latency_us"] for r in timed], color=colors[ch, k],
                 linestyle=":", linewidth=1.2)
-    ns = sorted({r["n"] for rs in series.values() for r in rs})
-    ax.set_xscale("log", base=2)
+    _log2_n_axis(ax, sorted({r["n"] for rs in series.values() for r in rs}), plt)
     ax.set_yscale("log")
-    ticks = ns
-    while len(ticks) > 14:
-        ticks = ticks[::2]
-    ax.set_xticks(ticks)
-    ax.set_xticklabels([pow2_label(n, tex=True) for n in ticks])
-    ax.xaxis.set_minor_locator(plt.NullLocator())
     n_l2 = machine.l2_bytes / 4
     ax.axvline(n_l2, color="slategray", linestyle="-.", linewidth=1.2)
     ax.text(n_l2, 0.985, f" {machine.l2_label} ", transform=ax.get_xaxis_transform(), ha="left",
@@ -614,6 +704,67 @@ def chart_time_vs_n(rows, machine, colors, path):
     labels += ["solid: back to back (steady state)", "dotted: one call from idle, host dispatch included"]
     ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8.5,
               frameon=False)
+    _save(fig, path)
+
+
+def chart_launch_cost(rows, machine, colors, path):
+    """Where launches, not bytes, set the time (f32 sums, L2-resident, n ≤ TIME_TABLE_MAX_N): time
+    per call of the single-pass chapter, the two-pass one and CUB, one call from idle (left) and
+    back to back in a loop (right, the same calls in a CUDA graph dashed), over the floor an empty
+    kernel sets, timed the same ways (floor.csv beside bench.csv, where the run measured it)."""
+    title = f"f32 sum at small n: time per call, one launch against two and CUB ({machine.gpu})"
+    sums = [r for r in select(rows, "sum", "f32") if r["n"] <= TIME_TABLE_MAX_N and r["l2_resident"]]
+    if not any(r["chapter"] == SINGLE_PASS_CHAPTER for r in sums):
+        return _placeholder(path, title, f"No f32 sum rows of {SINGLE_PASS_CHAPTER} at "
+                                         f"n ≤ {pow2_label(TIME_TABLE_MAX_N)} (L2-resident) in "
+                                         f"bench.csv.")
+    leads = dict(lesson_kernels(sums))  # chapter -> its lead kernel, the last of its lessons
+    kernels = [(chapter, leads[chapter]) for chapter in (TWO_PASS_CHAPTER, SINGLE_PASS_CHAPTER)
+               if chapter in leads] + [baseline_for("sum", "f32")]
+    series = {(ch, k): rs for (ch, k, _), rs in series_of(sums).items() if (ch, k) in kernels}
+    # The chart lies in its results folder, next to the floor.csv of the same run.
+    floor = read_floor(os.path.dirname(os.path.abspath(path)))
+    plt = _pyplot()
+    fig, axes = plt.subplots(1, 2, figsize=(14, 6), sharey=True)
+    # Per panel: its lines (field, line style, legend suffix) and its floors (field, how much
+    # lighter than the floor's grey, label). Graph lines for 10 and CUB only, so that the panel
+    # stays legible.
+    panels = [(axes[0], "one call from an idle GPU, host dispatch included",
+               [("latency_us", "-", "")], [("latency_us", 0.0, "empty kernel")]),
+              (axes[1], "back to back: 200 calls in a loop (dashed: in one CUDA graph)",
+               [("b2b_us", "-", ""), ("graph_us", "--", ", in a CUDA graph")],
+               [("b2b_us", 0.0, "empty kernel"), ("graph_us", 0.5, "empty kernel, in a CUDA graph")])]
+    values = []
+    for ax, panel_title, lines, floors in panels:
+        for field, style, suffix in lines:
+            for (ch, k), rs in series.items():
+                timed = [r for r in rs if r[field]]
+                if timed and not (field == "graph_us" and ch == TWO_PASS_CHAPTER):
+                    ax.plot([r["n"] for r in timed], [r[field] for r in timed], color=colors[ch, k],
+                            linestyle=style, marker="o", markersize=4, linewidth=1.6,
+                            label=legend_label(ch, k) + suffix)
+                    values += [r[field] for r in timed]
+        # The floors, labelled on the line as the bandwidth roofs are; a white box keeps the
+        # label legible where a kernel's line crosses it.
+        for field, lighter, label in floors:
+            if floor and floor[field]:
+                color = _mix("dimgray", lighter)
+                ax.axhline(floor[field], color=color, linestyle=":", linewidth=1.4)
+                ax.annotate(f"{label}: {floor[field]:.2f} µs", (0.99, floor[field]),
+                            xycoords=ax.get_yaxis_transform(), xytext=(0, -3),
+                            textcoords="offset points", color=color, fontsize=8.5, ha="right",
+                            va="top", bbox=dict(facecolor="white", edgecolor="none", alpha=0.85, pad=1))
+                values.append(floor[field])
+        _log2_n_axis(ax, sorted({r["n"] for r in sums}), plt)
+        ax.set_xlabel("n (f32 elements, log scale; every input L2-resident)")
+        ax.set_title(panel_title, fontsize=10.5)
+        ax.grid(True, which="major", alpha=0.3)
+        ax.legend(loc="upper left", fontsize=8.5, frameon=False)
+    axes[0].set_yscale("log")  # the panels share it
+    if values:  # room above the lines for the legends
+        axes[0].set_ylim(min(values) / 1.5, max(values) * 4)
+    axes[0].set_ylabel("time per call (µs, log scale)")
+    fig.suptitle(title)
     _save(fig, path)
 
 
@@ -694,6 +845,7 @@ def chart_chapters(rows, machine, colors, path):
 CHART_DRAWERS = {
     "bandwidth_vs_n.png": chart_bandwidth_vs_n,
     "time_vs_n.png": chart_time_vs_n,
+    "launch_cost.png": chart_launch_cost,
     "chapters.png": chart_chapters,
     "dtypes.png": chart_dtypes,
     "dot.png": chart_dot,

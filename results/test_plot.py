@@ -13,6 +13,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+from unittest import mock
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -25,7 +26,9 @@ PUBLISHED = os.path.join(HERE, "h200")
 MARKED = "# Chapter\n\nThe idea.\n\n<!-- results:begin -->\nstale\n<!-- results:end -->\n\nAfter.\n"
 # The f32 sum lead kernel of every chapter that has one, in chapter order.
 F32_SUM_LEADS = ["`reduce_naive`", "`reduce_convergent`", "`reduce_shared`", "`reduce_atomic`",
-                 "`reduce_coarsened`", "`reduce_warp_shuffle`", "`reduce_two_pass`"]
+                 "`reduce_coarsened`", "`reduce_warp_shuffle`", "`reduce_two_pass`",
+                 "`reduce_single_pass`"]
+FLOOR_NAME = "floor/empty_kernel/none/none/0/iterations:1/manual_time"
 
 sys.path.insert(0, HERE)
 import plot  # noqa: E402
@@ -48,6 +51,27 @@ def write(path, text):
 
 def json_entries():
     return json.loads(read(BENCH_JSON))["benchmarks"]
+
+
+def kernel_entries():
+    """The test JSON's entries of the chapters' and the libraries' kernels: all but the floor."""
+    return [e for e in json_entries() if e["name"] != FLOOR_NAME]
+
+
+def write_json(path, entries):
+    write(path, json.dumps({"context": {}, "benchmarks": entries}))
+
+
+def without_columns(path, dropped):
+    """Rewrites the CSV at path without the columns `dropped`, as an older benchmark wrote it."""
+    with open(path, newline="", encoding="utf-8") as f:
+        reader = csv.DictReader(f)
+        columns = [c for c in reader.fieldnames if c not in dropped]
+        rows = list(reader)
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        out = csv.DictWriter(f, columns, extrasaction="ignore", lineterminator="\n")
+        out.writeheader()
+        out.writerows(rows)
 
 
 def table_after(text, title):
@@ -75,6 +99,7 @@ class Results(unittest.TestCase):
         self.addCleanup(shutil.rmtree, self.dir)
         self.results = self.path("results", "h200")
         self.csv = os.path.join(self.results, "bench.csv")
+        self.floor_csv = os.path.join(self.results, "floor.csv")
         os.makedirs(self.results)
         self.csv_run = run(PLOT, "csv", BENCH_JSON, self.csv)
         self.assertEqual(self.csv_run.returncode, 0, self.csv_run.stderr)
@@ -109,7 +134,7 @@ class TestCsv(Results):
         self.assertEqual(read(self.csv).splitlines()[0], ",".join(plot.CSV_COLUMNS))
         failed = [e["name"] for e in json_entries() if e.get("error_occurred")]
         self.assertEqual(len(failed), 1)
-        self.assertEqual(len(self.rows), len(json_entries()) - 1)
+        self.assertEqual(len(self.rows), len(kernel_entries()) - 1)
         self.assertIn(failed[0], self.csv_run.stderr)
         self.assertNotIn(("reduce_convergent", "sum", 2 ** 26),
                          [(r["kernel"], r["op"], r["n"]) for r in self.rows])
@@ -121,15 +146,80 @@ class TestCsv(Results):
 
     def test_steady_state_spread_and_latency_columns(self):
         # Each comes from its own counter, unchanged; the steady state is what GB/s is made of.
-        for e in json_entries():
+        # The loop and graph times are there where the benchmark measured them, else empty.
+        for e in kernel_entries():
             if e.get("error_occurred"):
                 continue
             chapter, kernel, op, dtype, n = e["name"].split("/")[:5]
             r = next(r for r in self.rows if (r["chapter"], r["kernel"], r["op"], r["dtype"], r["n"])
                      == (chapter, kernel, op, dtype, int(n)))
-            for column in ("time_us", "time_p10_us", "time_p90_us", "latency_us"):
-                self.assertAlmostEqual(r[column], e[column], delta=1e-6 * e[column], msg=column)
+            for column in ("time_us", "time_p10_us", "time_p90_us", "latency_us", "b2b_us", "graph_us"):
+                if column in e:
+                    self.assertAlmostEqual(r[column], e[column], delta=1e-6 * e[column], msg=column)
+                else:
+                    self.assertIsNone(r[column], column)
             self.assertAlmostEqual(r["gbps"], r["bytes"] / (r["time_us"] * 1e3), delta=1e-6 * r["gbps"])
+
+    def test_loop_and_graph_columns(self):
+        header = read(self.csv).splitlines()[0].split(",")
+        self.assertEqual(header[header.index("latency_us") + 1:][:2], ["b2b_us", "graph_us"])
+        # Measured on L2-resident inputs only; graph_us absent where the call was not captured.
+        r = self.row("reduce_single_pass", 2 ** 14)
+        self.assertGreater(r["b2b_us"], 0)
+        self.assertGreater(r["graph_us"], 0)
+        self.assertIsNone(self.row("reduce_single_pass", 2 ** 28)["b2b_us"])
+        self.assertIsNone(self.row("reduce_single_pass", 2 ** 28)["graph_us"])
+        grid_sync = self.row("reduce_single_pass_grid_sync", 2 ** 14)
+        self.assertGreater(grid_sync["b2b_us"], 0)
+        self.assertIsNone(grid_sync["graph_us"])
+        with open(self.csv, newline="", encoding="utf-8") as f:
+            raw = next(r for r in csv.DictReader(f) if (r["kernel"], r["n"]) ==
+                       ("reduce_single_pass_grid_sync", str(2 ** 14)))
+        self.assertEqual(raw["graph_us"], "")
+
+    def test_the_floor_goes_to_floor_csv(self):
+        floor = next(e for e in json_entries() if e["name"] == FLOOR_NAME)
+        self.assertEqual(read(self.floor_csv).splitlines()[0], ",".join(plot.FLOOR_COLUMNS))
+        self.assertEqual(len(read(self.floor_csv).splitlines()), 2)
+        self.assertIn(f"to {self.floor_csv}", self.csv_run.stdout)
+        got = plot.read_floor(self.results)
+        self.assertEqual(got["kernel"], "empty_kernel")
+        for column in plot.FLOOR_COLUMNS[1:]:
+            self.assertAlmostEqual(got[column], floor[column], msg=column)
+        # No chapter of its own in bench.csv, so in no table, chart, lesson list or comparison.
+        self.assertNotIn("floor", {r["chapter"] for r in self.rows})
+        self.assertNotIn("empty_kernel", read(self.csv))
+        self.assertNotIn("floor", {chapter for chapter, _ in plot.lesson_kernels(self.rows)})
+
+    def test_without_a_floor(self):
+        # An older results folder has no floor.csv; a new run without the floor leaves none behind.
+        self.assertIsNone(plot.read_floor(self.path("nowhere")))
+        write_json(self.path("b.json"), kernel_entries())
+        done = run(PLOT, "csv", self.path("b.json"), self.csv)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertFalse(os.path.exists(self.floor_csv))
+        self.assertIsNone(plot.read_floor(self.results))
+        self.assertEqual(plot.read_csv(self.csv), self.rows)
+
+    def test_bad_floor(self):
+        text = read(self.floor_csv)
+        write(self.floor_csv, text.replace("empty_kernel,", "other_kernel,"))
+        with self.assertRaisesRegex(plot.InputError, "no empty_kernel row"):
+            plot.read_floor(self.results)
+        write(self.floor_csv, text.replace(",1.1\n", ",fast\n"))
+        with self.assertRaisesRegex(plot.InputError, "graph_us 'fast' is not a number"):
+            plot.read_floor(self.results)
+        write(self.floor_csv, "kernel,time_us\nempty_kernel,1.6\n")
+        with self.assertRaisesRegex(plot.InputError, "lacks column"):
+            plot.read_floor(self.results)
+
+    def test_an_old_bench_csv_without_loop_and_graph_columns(self):
+        without_columns(self.csv, {"b2b_us", "graph_us"})
+        self.assertNotIn("b2b_us", read(self.csv))
+        rows = plot.read_csv(self.csv)
+        self.assertEqual(len(rows), len(self.rows))
+        self.assertTrue(all(r["b2b_us"] is None and r["graph_us"] is None for r in rows))
+        self.assertEqual([dict(r, b2b_us=None, graph_us=None) for r in self.rows], rows)
 
     def test_variant_of_and_params_come_from_the_label_and_counters(self):
         with open(self.csv, newline="", encoding="utf-8") as f:
@@ -175,6 +265,7 @@ class TestCsv(Results):
                               ('{"context": {}}', "no 'benchmarks' list"),
                               ('{"benchmarks": []}', "no successful benchmark rows"),
                               ('{"benchmarks": [{"name": "BM_x/1024"}]}', "<chapter>/<kernel>"),
+                              ('{"benchmarks": [{"name": "floor"}]}', "floor/<kernel>"),
                               ('{"benchmarks": [{"name": "a/b/sum/f32/1", "n": 1}]}', "'bytes'")):
             write(self.path("b.json"), text)
             self.assertFailsCleanly(run(PLOT, "csv", self.path("b.json"), self.path("o.csv")), message)
@@ -203,9 +294,13 @@ class TestCharts(Results):
         sections = [line for line in tables.splitlines() if line.startswith("## ")]
         self.assertEqual(sections, ["## sum, f32", "## max, f32", "## argmax, f32", "## dot, f32",
                                     "## sum, f16", "## sum, bf16", "## dot, bf16"])
-        latency = table_after(tables, "### Latency of one call from idle")
-        line = next(line for line in latency if line[1] == "`cub_sum`")
-        self.assertEqual(line[latency[0].index("2^14")], cells(self.row("cub_sum", 2 ** 14), "latency_us")[0] + "*")
+        for title, field in (("### Latency of one call from idle", "latency_us"),
+                             ("### Time per call, 200 calls in a loop", "b2b_us"),
+                             ("### Time per call, 200 calls in one CUDA graph", "graph_us")):
+            table = table_after(tables, title)
+            self.assertEqual(table[0][2:], ["2^10", "2^14", "2^20"])
+            line = next(line for line in table if line[1] == "`cub_sum`")
+            self.assertEqual(line[table[0].index("2^14")], cells(self.row("cub_sum", 2 ** 14), field)[0] + "*")
         ratios = table_after(tables, "### Ratio to `cub_sum`")
         line = next(line for line in ratios if line[1] == "`reduce_coarsened_x8`")
         self.assertEqual(line[ratios[0].index("2^28")],
@@ -215,10 +310,10 @@ class TestCharts(Results):
         from matplotlib.colors import to_rgb
         colors = plot.kernel_colors([r for r in self.rows if not r["variant_of"]])
         leads = dict(plot.lesson_kernels(self.rows))  # chapter -> its last lesson kernel
-        self.assertEqual(len(leads), 8)
+        self.assertEqual(len(leads), 9)
         for chapter, kernel in leads.items():  # the lead kernel in the chapter's colour
             self.assertEqual(to_rgb(colors[chapter, kernel]), to_rgb(plot.chapter_color(chapter, 0)))
-        # Consecutive chapters (01..09) far apart in RGB, and from the libraries' black and grey.
+        # Consecutive chapters (01..10) far apart in RGB, and from the libraries' black and grey.
         palette = [to_rgb(c) for c in plot.CHAPTER_PALETTE]
         for a, b in zip(palette, palette[1:] + [to_rgb("black"), to_rgb("dimgray")]):
             self.assertGreater(sum((x - y) ** 2 for x, y in zip(a, b)) ** 0.5, 0.5, (a, b))
@@ -240,6 +335,59 @@ class TestCharts(Results):
         for name in plot.CHART_DRAWERS:
             self.assertGreater(os.path.getsize(os.path.join(self.results, name)), 1000, name)
         self.assertEqual(plot.pick_dram_n(rows), (2 ** 20, "largest measured; 2^28 not in bench.csv"))
+
+    def draw_launch_cost(self, rows):
+        """The launch-cost chart of rows into the results folder, its figure kept for a look."""
+        figures = []
+        shown = [r for r in rows if not r["variant_of"]]
+        with mock.patch.object(plot, "_save", lambda fig, path: figures.append(fig)):
+            plot.chart_launch_cost(shown, plot.Machine(os.path.join(self.results, "machine.txt")),
+                                   plot.kernel_colors(shown),
+                                   os.path.join(self.results, "launch_cost.png"))
+        self.addCleanup(plot._pyplot().close, figures[0])
+        return figures[0]
+
+    def test_launch_cost_chart(self):
+        fig = self.draw_launch_cost(self.rows)
+        left, right = fig.axes
+        floor = plot.read_floor(self.results)
+        small = [2 ** 10, 2 ** 14, 2 ** 20]  # the sizes measured up to 2^22
+        single, cub = "10_single_pass: reduce_single_pass", "09_cub_comparison: cub_sum (baseline)"
+
+        def lines(ax):
+            return {line.get_label(): line for line in ax.get_lines()
+                    if not line.get_label().startswith("_")}
+
+        self.assertEqual(list(lines(left)), ["07_two_pass: reduce_two_pass", cub, single])
+        self.assertEqual(list(lines(right)), list(lines(left)) + [
+            f"{cub}, in a CUDA graph", f"{single}, in a CUDA graph"])
+        for ax, field, label, kernel in ((left, "latency_us", single, "reduce_single_pass"),
+                                         (right, "b2b_us", single, "reduce_single_pass"),
+                                         (right, "graph_us", f"{cub}, in a CUDA graph", "cub_sum")):
+            line = lines(ax)[label]
+            self.assertEqual(list(line.get_xdata()), small)
+            self.assertEqual(list(line.get_ydata()), [self.row(kernel, n)[field] for n in small])
+        self.assertEqual(lines(right)[f"{single}, in a CUDA graph"].get_linestyle(), "--")
+        # The floor: a dotted horizontal line per way of timing it, labelled "empty kernel".
+        for ax, fields in ((left, ["latency_us"]), (right, ["b2b_us", "graph_us"])):
+            flat = [line.get_ydata()[0] for line in ax.get_lines()
+                    if line.get_linestyle() == ":" and line.get_label().startswith("_")]
+            self.assertEqual(flat, [floor[field] for field in fields])
+            self.assertTrue(all(t.get_text().startswith("empty kernel") for t in ax.texts))
+            self.assertEqual(len(ax.texts), len(fields))
+
+    def test_launch_cost_chart_without_a_floor_or_chapter_10(self):
+        os.remove(self.floor_csv)
+        self.assertEqual([len(ax.texts) for ax in self.draw_launch_cost(self.rows).axes], [0, 0])
+        fig = self.draw_launch_cost([r for r in self.rows if r["chapter"] != "10_single_pass"])
+        self.assertEqual(len(fig.axes), 1)  # the placeholder
+        self.assertIn("No f32 sum rows of 10_single_pass", fig.axes[0].texts[0].get_text())
+        # Neither stops `charts`, nor does a bench.csv from before the loop and graph columns.
+        without_columns(self.csv, {"b2b_us", "graph_us"})
+        done = run(PLOT, "charts", self.results)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertGreater(os.path.getsize(os.path.join(self.results, "launch_cost.png")), 1000)
+        self.assertNotIn("200 calls in a loop", read(os.path.join(self.results, "tables.md")))
 
     @unittest.skipUnless(os.path.exists(os.path.join(PUBLISHED, "bench.csv")), "no results/h200")
     def test_published_h200_results(self):
@@ -447,6 +595,61 @@ class TestChapterReadme(Results):
         self.assertEqual(small[0], ["n", "`reduce_warp_shuffle` (µs)", "`cub_sum` (µs)",
                                     "CUB time ÷ this chapter's"])
         self.assertEqual([line[0] for line in small[1:]], ["2^10", "2^14", "2^20"])  # those measured
+
+    def test_launch_cost_and_large_n(self):
+        text = self.update("10_single_pass")
+        self.assertNotIn("**Small n**", text)  # the launch-cost table takes its place
+        self.assertIn("÷ CUB`: `reduce_single_pass`'s time divided by `cub_sum`'s, a ratio of times, "
+                      "so < 1: this chapter is faster", text)
+        cost = table_after(text, "**Launch cost**")
+        self.assertEqual(cost[0], ["n"] + [cell for what in ("one call", "in a loop") for cell in (
+            f"`reduce_single_pass`, {what} (µs)", f"`cub_sum`, {what} (µs)", "÷ CUB")] + [
+            "`reduce_single_pass`, in a graph (µs)", "`cub_sum`, in a graph (µs)",
+            "one call − floor (µs)", "in a loop − floor (µs)"])
+        self.assertEqual([line[0] for line in cost[1:]], ["2^10", "2^14", "2^20"])
+        floor = plot.read_floor(self.results)
+        for line in cost[1:]:
+            n = 2 ** int(line[0][2:])
+            mine, cub = self.row("reduce_single_pass", n), self.row("cub_sum", n)
+            expected = []
+            for field in ("latency_us", "b2b_us"):  # the lead's time divided by CUB's
+                expected += cells(mine, field) + cells(cub, field) + [f"{mine[field] / cub[field]:.3f}"]
+            expected += cells(mine, "graph_us") + cells(cub, "graph_us")
+            expected += [f"{mine[field] - floor[field]:.2f}" for field in ("latency_us", "b2b_us")]
+            self.assertEqual(line[1:], expected)
+            self.assertLess(float(line[3]), 1)  # faster than CUB in the synthetic run: a ratio < 1
+        large = table_after(text, "**Large n**")
+        self.assertEqual(large[0], ["n", "memory", "`reduce_single_pass` (GB/s)",
+                                    "07_two_pass: `reduce_two_pass` (GB/s)", "× `reduce_two_pass`"])
+        self.assertEqual([line[:2] for line in large[1:]],
+                         [["2^26", "DRAM"], ["2^28", "DRAM"], ["2^30", "DRAM"]])
+        for line in large[1:]:
+            n = 2 ** int(line[0][2:])
+            mine, two = self.row("reduce_single_pass", n), self.row("reduce_two_pass", n)
+            self.assertEqual(line[2:], cells(mine, "gbps") + cells(two, "gbps") + [ratio(mine, two)])
+        # The variants measured at every size are in the variants table, not among the lessons.
+        self.assertIn("| `reduce_single_pass_grid_sync` | 1 | 1 | 1 | 1 |", text)
+        self.assertEqual(self.update("10_single_pass"), text)  # running it again changes nothing
+
+    def test_launch_cost_without_a_floor(self):
+        os.remove(self.floor_csv)
+        text = self.update("10_single_pass")
+        self.assertNotIn("floor", text)
+        cost = table_after(text, "**Launch cost**")
+        self.assertEqual(cost[0][-2:], ["`reduce_single_pass`, in a graph (µs)",
+                                        "`cub_sum`, in a graph (µs)"])
+        self.assertTrue(all(len(line) == 9 for line in cost))
+
+    def test_chapter_10_from_an_old_bench_csv(self):
+        # Without loop times chapter 10 gets the small-n table as 06 to 09 do; and those keep
+        # theirs whatever the run measured.
+        without_columns(self.csv, {"b2b_us", "graph_us"})
+        text = self.update("10_single_pass")
+        self.assertNotIn("**Launch cost**", text)
+        self.assertEqual(table_after(text, "**Small n**")[0][:2], ["n", "`reduce_single_pass` (µs)"])
+        self.assertIn("**Large n**", text)  # GB/s only: every bench.csv has them
+        self.assertEqual(table_after(self.update("07_two_pass"), "**Small n**")[0][1],
+                         "`reduce_two_pass` (µs)")
 
     def test_steps_in_the_order_of_param_step(self):
         text = self.update("08_dot_product")

@@ -12,8 +12,10 @@
 #     bench      the whole benchmark suite and the charts (scripts/run_benchmarks.sh --no-setup),
 #                then 07 and CUB timed four ways (reduction_bench --timing-methods) and what a
 #                misaligned start costs (scripts/alignment_cost.sh), into bench/experiments/;
-#                the solutions' own outputs into bench/solutions/ (run_benchmarks.sh itself
-#                profiles the kernels and measures the load latency where ncu is installed)
+#                the solutions' own outputs into bench/solutions/; chapter 10's memory-model
+#                evidence, the message-passing litmus test and racecheck over the warp-synchronous
+#                trees (scripts/memory_model_outputs.sh), into bench/memory_model/ (run_benchmarks.sh
+#                itself profiles the kernels and measures the load latency where ncu is installed)
 #     all        the three, in that order
 #
 # The same steps run anywhere with an NVIDIA GPU, cmake, ninja, CLI11, doctest, Google Benchmark
@@ -52,6 +54,7 @@ if [[ $step == bench || $step == all ]]; then
   scripts/alignment_cost.sh "$BUILD_DIR" >"$OUT/bench/experiments/alignment_cost.md" 2>&1 || rc=1
   cat "$OUT/bench/experiments/timing_methods.md" "$OUT/bench/experiments/alignment_cost.md"
   scripts/solution_outputs.sh "$BUILD_DIR" "$OUT/bench/solutions" || rc=1
+  scripts/memory_model_outputs.sh "$BUILD_DIR" "$OUT/bench/memory_model" || rc=1
   pack bench "$OUT/bench"
 fi
 exit $rc

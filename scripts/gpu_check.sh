@@ -59,9 +59,9 @@ fi
 
 if wants sanitizer; then
 echo "== compute-sanitizer"
-# The tile boundaries: 512 elements for chapters 01-04, 8192 for 05 and 06, 16384 for 07 and 08
-# (past it even u8 inputs take two blocks and the second pass), CUB's own beyond that.
-tile_of() { case $1 in 05_* | 06_*) echo 8192 ;; 07_* | 08_*) echo 16384 ;; 09_*) echo 65536 ;; *) echo 512 ;; esac; }
+# The tile boundaries: 512 elements for chapters 01-04, 8192 for 05 and 06, 16384 for 07, 08 and
+# 10 (past it even u8 inputs take two blocks: the second pass, or 10's ticket), CUB's own beyond that.
+tile_of() { case $1 in 05_* | 06_*) echo 8192 ;; 07_* | 08_* | 10_*) echo 16384 ;; 09_*) echo 65536 ;; *) echo 512 ;; esac; }
 jobs_file="$LOG_DIR/sanitizer_jobs.txt"
 : >"$jobs_file"
 for bin in "$BUILD_DIR"/[0-9][0-9]_*/[0-9][0-9]_*; do
@@ -80,9 +80,9 @@ for bin in "$BUILD_DIR"/[0-9][0-9]_*/[0-9][0-9]_*; do
       done
     done
   done
-  # 07 and 08 read a misaligned input in narrower pieces: starts 1, 3 and 5 elements past a
+  # 07, 08 and 10 read a misaligned input in narrower pieces: starts 1, 3 and 5 elements past a
   # 16-byte boundary. And one input larger than L2, timed cold after the L2 scrub kernel.
-  if [[ "$chapter" == 07_* || "$chapter" == 08_* ]]; then
+  if [[ "$chapter" == 07_* || "$chapter" == 08_* || "$chapter" == 10_* ]]; then
     for pair in $pairs; do
       [[ "$pair" == sum/f32 || "$pair" == sum/f16 || "$pair" == sum/u8 || "$pair" == dot/* ]] || continue
       for offset in 1 3 5; do
@@ -102,6 +102,14 @@ steps_test="$BUILD_DIR/08_dot_product/08_dot_product_test"
 if [[ -x "$steps_test" && ( -z "${SANITIZE_ONLY:-}" || " $SANITIZE_ONLY " == *" 08_"* ) ]]; then
   for tool in memcheck racecheck synccheck initcheck; do
     echo "$tool $steps_test test-case *NaN* 0" >>"$jobs_file"
+  done
+fi
+# Chapter 10's variants (the classic fences, hand-written shuffles, the plain launch, grid.sync in a
+# cooperative launch) run through its test binary's case at the sanitizer's sizes.
+variants_test="$BUILD_DIR/10_single_pass/10_single_pass_test"
+if [[ -x "$variants_test" && ( -z "${SANITIZE_ONLY:-}" || " $SANITIZE_ONLY " == *" 10_"* ) ]]; then
+  for tool in memcheck racecheck synccheck initcheck; do
+    echo "$tool $variants_test test-case *variants*sanitizer* 0" >>"$jobs_file"
   done
 fi
 # Harris's steps (03_shared/variants.cuh) and the exercises' solutions run through their test

@@ -10,8 +10,12 @@
 The top-level README gets the f32 sum of every chapter's lead kernel and of CUB, and the charts
 `results/plot.py charts` drew (run it first). A chapter gets, for each op and dtype it measured,
 its lead kernel at n = 2^20 ... 2^30 against the previous chapter's and the library, with its
-steps (08) and variants beside it; from 06 on, the one-call latency at small n. 09_cub_comparison gets
-every chapter's lead kernel against the library at every size.
+steps (08) and variants beside it; from 06 on, the one-call latency at small n. From 10 on (one
+launch per call), a large-n table sets the lead kernel's GB/s against 07's two launches; and
+where the lead kernel was also timed in a loop of calls (b2b_us), a launch-cost table takes the
+small-n table's place: one call, a loop and a CUDA graph against CUB, and above the empty
+kernel's floor (floor.csv, where the run has one).
+09_cub_comparison gets every chapter's lead kernel against the library at every size.
 
 What each kernel is, bench.csv says: a chapter's lessons are its kernels with no variant_of that
 are not a library's, in plot.kernel_key order; the last is the chapter's lead kernel (08's
@@ -37,6 +41,16 @@ USAGE = ("usage: update_readme.py README RESULTS_DIR\n"
 CHAPTER_SIZES = [2 ** 20, 2 ** 24, 2 ** 26, 2 ** 28, 2 ** 30]
 SMALL_SIZES = [2 ** k for k in range(10, 23, 2)]
 SMALL_N_FROM_CHAPTER = 6  # chapters before 06 are far from launch-bound limits; their tables suffice
+# From chapter 10 on a reduction is one launch, so what a launch costs is the lesson: timed one
+# call at a time, in a loop and in a graph (launch_cost_table, where the run timed loops), and at
+# large n, where a launch is nothing beside the bytes, against 07's two launches (large_n_table).
+LAUNCH_COST_FROM_CHAPTER = 10
+LARGE_SIZES = [2 ** 26, 2 ** 28, 2 ** 30]
+
+
+def chapter_number(chapter):
+    """NN of 'NN_name', or None for a folder without one."""
+    return int(chapter[:2]) if chapter[:2].isdigit() else None
 
 
 def lessons(rows, chapter):
@@ -80,6 +94,8 @@ def top_section(readme, rows, machine, results_dir):
     # One line per chapter: its variants are in its own README.
     leads = {(c, lead_kernel(sums, c)) for c in {r["chapter"] for r in sums}}
     sums = [r for r in sums if (r["chapter"], r["kernel"]) in leads or plot.is_baseline(r["kernel"])]
+    # The library, the yardstick of the × CUB columns, closes the table, after every chapter.
+    kernels = sorted(plot.kernels_of(sums), key=lambda k: plot.is_baseline(k[1]))
     here = os.path.dirname(os.path.abspath(readme))
     csv_link, tables_link = link(here, results_dir, "bench.csv"), link(here, results_dir, "tables.md")
 
@@ -96,7 +112,7 @@ def top_section(readme, rows, machine, results_dir):
              f"({machine.dram_gbps:.0f} GB/s) and ratio to `{plot.baseline_for('sum', 'f32')[1]}` "
              f"at the same n" + (f" (n = {plot.pow2_label(dram_n)}: {note})" if note else "") + ".",
              ""]
-    lines += plot.kernel_table(sums, columns)
+    lines += plot.kernel_table(sums, columns, kernels)
     lines += ["", f"\\* {plot.L2_FOOTNOTE} ({machine.l2_label}): these cells measure L2, "
                   f"not DRAM, bandwidth.", ""]
     charts = [(name, alt) for name, alt in plot.CHARTS
@@ -182,6 +198,62 @@ def small_n_table(rows, chapter, lead):
     return plot.markdown_table(header, body, text_columns=1) if body else []
 
 
+def has_launch_cost(rows, chapter, lead):
+    """Whether a chapter gets the launch-cost tables in place of the small-n one: from
+    LAUNCH_COST_FROM_CHAPTER on, where its lead kernel's f32 sums were timed in a loop at
+    SMALL_SIZES (a bench.csv from before the benchmark did that has no b2b_us)."""
+    number = chapter_number(chapter)
+    return number is not None and number >= LAUNCH_COST_FROM_CHAPTER and any(
+        r["b2b_us"] for r in plot.select(rows, "sum", "f32")
+        if (r["chapter"], r["kernel"]) == (chapter, lead) and r["n"] in SMALL_SIZES)
+
+
+def launch_cost_table(rows, chapter, lead, floor):
+    """µs per f32 sum call at SMALL_SIZES, the lead kernel's and CUB's: one call from idle, then
+    in a loop, each with the lead's time divided by CUB's, then in a CUDA graph; with a floor
+    (plot.read_floor), the lead's one call and loop minus the empty kernel's, timed alike."""
+    base_chapter, cub = plot.baseline_for("sum", "f32")
+    at = {(r["chapter"], r["kernel"], r["n"]): r for r in plot.select(rows, "sum", "f32")}
+    header = ["n"]
+    for what in ("one call", "in a loop"):
+        header += [f"`{lead}`, {what} (µs)", f"`{cub}`, {what} (µs)", "÷ CUB"]
+    header += [f"`{lead}`, in a graph (µs)", f"`{cub}`, in a graph (µs)"]
+    header += ["one call − floor (µs)", "in a loop − floor (µs)"] if floor else []
+    body = []
+    for n in SMALL_SIZES:
+        mine, base = at.get((chapter, lead, n)), at.get((base_chapter, cub, n))
+        if not mine:
+            continue
+        cells = [plot.pow2_label(n)]
+        for field in ("latency_us", "b2b_us"):
+            theirs = base and base[field]
+            cells += [fmt(field, mine[field]), fmt(field, theirs),
+                      fmt("ratio_to_cub", mine[field] / theirs if mine[field] and theirs else None)]
+        cells += [fmt("graph_us", mine["graph_us"]), fmt("graph_us", base and base["graph_us"])]
+        if floor:
+            cells += [fmt(field, mine[field] - floor[field] if mine[field] and floor[field] else None)
+                      for field in ("latency_us", "b2b_us")]
+        body.append(cells)
+    return plot.markdown_table(header, body, text_columns=1) if body else []
+
+
+def large_n_table(rows, chapter, lead):
+    """GB/s of the lead kernel's f32 sum at LARGE_SIZES beside 07's lead kernel's, and their
+    ratio. Empty without 07's rows."""
+    sums = plot.select(rows, "sum", "f32")
+    two_pass = lead_kernel(sums, plot.TWO_PASS_CHAPTER)
+    at = {(r["chapter"], r["kernel"], r["n"]): r for r in sums}
+    header = ["n", "memory", f"`{lead}` (GB/s)", f"{plot.TWO_PASS_CHAPTER}: `{two_pass}` (GB/s)",
+              f"× `{two_pass}`"]
+    body = []
+    for n in LARGE_SIZES:
+        mine, theirs = at.get((chapter, lead, n)), at.get((plot.TWO_PASS_CHAPTER, two_pass, n))
+        if mine and theirs:
+            body.append([plot.pow2_label(n), memory_label(mine), fmt("gbps", mine["gbps"]),
+                         fmt("gbps", theirs["gbps"]), ratio(mine, theirs)])
+    return plot.markdown_table(header, body, text_columns=2) if body else []
+
+
 def against_cub_table(part):
     """Rows: every chapter's lead kernel; columns: every n the library was measured at; cells:
     ratio to the library. The last line is the library's GB/s. Empty without library rows."""
@@ -203,9 +275,9 @@ def against_cub_table(part):
     return plot.markdown_table(header, body)
 
 
-def chapter_tables(rows, chapter, lead, previous):
+def chapter_tables(rows, chapter, lead, previous, floor):
     """(title, table) pairs in reading order: per op and dtype the steps and the lead kernel,
-    then the variants, then small n."""
+    then the variants, then small n (or the launch cost and large n). floor: plot.read_floor's."""
     tables, later = [], []
     for op, dtype in plot.sections([r for r in rows if r["chapter"] == chapter]):
         part = plot.select(rows, op, dtype)
@@ -219,10 +291,28 @@ def chapter_tables(rows, chapter, lead, previous):
         later.append((f"**Variants of `{lead}`**, {dtype} {op}: the settings in which they differ, "
                       f"and their GB/s against `{lead}`'s and `{base}`'s at the same n.",
                       comparison_table(part, chapter, [lead] + variants(part, chapter, lead), lead)))
-    if chapter[:2].isdigit() and int(chapter[:2]) >= SMALL_N_FROM_CHAPTER:
+    number = chapter_number(chapter)
+    if has_launch_cost(rows, chapter, lead):
+        cub = plot.baseline_for("sum", "f32")[1]
+        later.append(("**Launch cost**, f32 sum, where launches, not bytes, set the time (all "
+                      "these inputs sit in L2): µs per call, one call from an idle GPU (the host's "
+                      "dispatch included); in a loop, 200 calls made back to back, per call (the "
+                      "host's dispatch or the GPU's work, whichever is slower); in a graph, the same "
+                      f"200 calls captured into one CUDA graph, per call. `÷ CUB`: `{lead}`'s time "
+                      f"divided by `{cub}`'s, a ratio of times, so < 1: this chapter is faster"
+                      + ("; − floor: minus an empty kernel's time, timed the same way "
+                         "(`floor.csv`)." if floor else "."),
+                      launch_cost_table(rows, chapter, lead, floor)))
+    elif number is not None and number >= SMALL_N_FROM_CHAPTER:
         later.append(("**Small n**, f32 sum: one call from an idle GPU, the host's dispatch included, "
                       "where launches, not bytes, set the time (all these inputs sit in L2).",
                       small_n_table(rows, chapter, lead)))
+    if number is not None and number >= LAUNCH_COST_FROM_CHAPTER:
+        two_pass = lead_kernel(plot.select(rows, "sum", "f32"), plot.TWO_PASS_CHAPTER)
+        later.append((f"**Large n**, f32 sum, where bytes set the time: `{lead}`'s one launch "
+                      f"against {plot.TWO_PASS_CHAPTER}'s two, GB/s, and `{lead}`'s divided by "
+                      f"`{two_pass}`'s (> 1: this chapter is faster; 1: the single launch costs "
+                      f"nothing here).", large_n_table(rows, chapter, lead)))
     return [(title, table) for title, table in tables + later if table]
 
 
@@ -241,7 +331,8 @@ def chapter_section(chapter_dir, rows, machine, results_dir):
     else:
         lead = lead_kernel(rows, chapter)
         previous = max((r["chapter"] for r in rows if r["chapter"] < chapter), default=None)
-        tables = chapter_tables(rows, chapter, lead, previous) if lead else []
+        tables = (chapter_tables(rows, chapter, lead, previous, plot.read_floor(results_dir))
+                  if lead else [])
         if not tables:
             raise plot.InputError(f"{results_dir}/bench.csv has no rows of chapter {chapter}"
                                   + (f"'s {lead} at n = 2^10 ... 2^30" if lead else ""))

@@ -34,48 +34,6 @@ using Policy = ch07::Tuning;
 template <class Op>
 using SourceOf = ch07::Array<typename Op::In, Policy::Load>;
 
-// What a thread of 07's pass 1 accumulates before the block reduction: its share of the body's
-// tiles, then of the last partial round, then of the tail. The loop of ch07::reduce_pass1,
-// unchanged (a kernel cannot call another kernel's body); reduce.cuh explains each step.
-template <class Op, class Source>
-__device__ typename Op::Acc accumulate_share(const Source& src, std::size_t n) {
-  using Acc = typename Op::Acc;
-  constexpr unsigned kUnroll = ch07::unroll_of<Policy, Source>();
-  constexpr unsigned kCount = Source::kCount;
-  constexpr std::size_t kTileVectors = std::size_t{kBlock} * kUnroll;
-  const std::size_t thread = blockIdx.x * std::size_t{kBlock} + threadIdx.x;
-  const std::size_t threads = std::size_t{gridDim.x} * kBlock;
-  const std::size_t vectors = n / kCount;
-  Acc acc = Op::identity();
-
-  const std::size_t rounds = vectors / kTileVectors / gridDim.x;
-  for (std::size_t r = 0; r < rounds; ++r) {
-    const std::size_t first = (r * gridDim.x + blockIdx.x) * kTileVectors + threadIdx.x;
-    typename Source::Loaded x[kUnroll];
-#pragma unroll
-    for (unsigned u = 0; u < kUnroll; ++u) x[u] = src.load(first + u * kBlock);
-#pragma unroll
-    for (unsigned u = 0; u < kUnroll; ++u)
-#pragma unroll
-      for (unsigned j = 0; j < kCount; ++j)
-        acc = Op::append(acc, src.value(x[u], j), (first + u * kBlock) * kCount + j);
-  }
-  const std::size_t rest = rounds * gridDim.x * kTileVectors + thread;
-  typename Source::Loaded x[kUnroll];
-#pragma unroll
-  for (unsigned u = 0; u < kUnroll; ++u)
-    if (rest + u * threads < vectors) x[u] = src.load(rest + u * threads);
-#pragma unroll
-  for (unsigned u = 0; u < kUnroll; ++u)
-    if (rest + u * threads < vectors)
-#pragma unroll
-      for (unsigned j = 0; j < kCount; ++j)
-        acc = Op::append(acc, src.value(x[u], j), (rest + u * threads) * kCount + j);
-
-  for (std::size_t i = vectors * kCount + thread; i < n; i += threads) acc = Op::append(acc, src.element(i), i);
-  return acc;
-}
-
 // The last block combines the partials exactly as 07's pass 2 does: pass 2's 1024 threads each
 // take partials t, t + 1024, ..., its 32 warps reduce with warp shuffles, then warp 0 reduces the
 // 32 warp values. This block has 256 threads, so each of its warps plays four of pass 2's warps,
@@ -109,7 +67,7 @@ __global__ void __launch_bounds__(kBlock)
   using Acc = typename Op::Acc;
   __shared__ Acc per_warp[kWarp];
   __shared__ bool last;
-  const Acc acc = ch06::block_reduce<Op>(accumulate_share<Op>(src, n), per_warp);
+  const Acc acc = ch06::block_reduce<Op>(ch07::accumulate_share<Op, Policy>(src, n), per_warp);
   if (gridDim.x == 1) {  // one block: no one to wait for, as in 07
     if (threadIdx.x == 0) Op::store(result, acc);
     return;

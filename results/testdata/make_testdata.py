@@ -3,8 +3,10 @@
 JSON output of reduction_bench) and machine.txt (an H200-like description).
 
 The numbers come from a simple model, time = launch latency + bytes / bandwidth, with a higher
-bandwidth while the input fits in L2, and a one-call latency 2.5 µs above it; they are
-plausible, not measured. What each kernel is, the
+bandwidth while the input fits in L2, and a one-call latency 2.5 µs above it; where the input
+fits in L2, calls in a loop take the longer of that time and the host's dispatch of their
+launches, and in a CUDA graph a little less than that time per launch. They are plausible, not
+measured. An empty kernel, timed the same ways, is the floor. What each kernel is, the
 benchmark says as it does (common/bench.cpp): the label "variant of K" and a counter param_<key>
 per setting. Rerun after changing it:
 
@@ -22,12 +24,21 @@ SIZES = [2 ** 10, 2 ** 14, 2 ** 20, 2 ** 24, 2 ** 26, 2 ** 28, 2 ** 30]
 SUM_MAX = [("sum", "f32"), ("max", "f32")]
 DOT_ALL = [("dot", "f32"), ("dot", "bf16")]
 TWO_PASS = {"early_launch": 1, "fixed_grid": 1, "l2_prefetch": 0, "unroll": 8, "vector_bytes": 16}
+SINGLE_PASS = {"atomic_ref": 1, "grid_sync": 0, "cooperative_groups": 1, "programmatic_launch": 1}
+DISPATCH_US = 2.2     # the host's dispatch of one launch, in a loop of calls
+GRAPH_SAVING_US = 0.8  # per launch, what a CUDA graph takes off the steady-state time
+# The empty kernel's times (common/bench.cpp, register_floor).
+FLOOR = {"time_us": 1.6, "time_p10_us": 1.55, "time_p90_us": 1.7, "latency_us": 4.1,
+         "b2b_us": 2.2, "graph_us": 1.1}
 
 
-def kernel(chapter, name, sections, fraction, latency_us, sizes=SIZES, variant_of="", **params):
-    """fraction: of the copy bandwidth reached; latency_us: the launch latency."""
+def kernel(chapter, name, sections, fraction, latency_us, sizes=SIZES, variant_of="", launches=1,
+           graph=True, **params):
+    """fraction: of the copy bandwidth reached; latency_us: the launch latency; launches: kernels
+    per call; graph: False for a call that cannot be captured (no graph_us)."""
     return dict(chapter=chapter, kernel=name, sections=sections, fraction=fraction,
-                latency_us=latency_us, sizes=sizes, variant_of=variant_of, params=params)
+                latency_us=latency_us, sizes=sizes, variant_of=variant_of, launches=launches,
+                graph=graph, params=params)
 
 
 KERNELS = [
@@ -39,7 +50,7 @@ KERNELS = [
            0.86, 4.0, coarsening=16),
     kernel("06_warp_shuffle", "reduce_warp_shuffle", [("sum", "f32")], 0.91, 3.5, block=256),
     kernel("07_two_pass", "reduce_two_pass", [("sum", "f32"), ("argmax", "f32")], 0.93, 3.0,
-           **TWO_PASS),
+           launches=2, **TWO_PASS),
     # 08's kernels are the steps of one lesson, registered here out of their order: the tables
     # order them by param step, not by name, position or another param.
     kernel("08_dot_product", "dot_two_pass", DOT_ALL, 0.90, 4.0, atomics=0, step=4),
@@ -48,13 +59,15 @@ KERNELS = [
     kernel("08_dot_product", "dot_coarsened", [("dot", "f32")], 0.84, 4.0, atomics=1, step=2),
     kernel("08_dot_product", "cublas_sdot", [("dot", "f32")], 0.84, 5.0),
     kernel("08_dot_product", "cub_transform_reduce", DOT_ALL, 0.80, 5.0),
-    kernel("09_cub_comparison", "cub_sum", [("sum", "f32")], 0.92, 5.0),
+    kernel("09_cub_comparison", "cub_sum", [("sum", "f32")], 0.92, 5.0, launches=2),
     kernel("09_cub_comparison", "cub_max", [("max", "f32")], 0.92, 5.0),
     kernel("09_cub_comparison", "cub_argmax", [("argmax", "f32")], 0.72, 5.0),
     # CUB's own Max and ArgMax as shipped: the yardstick for max and argmax (plot.baseline_for)
     kernel("09_cub_comparison", "cub_max_builtin", [("max", "f32")], 0.92, 5.0),
     kernel("09_cub_comparison", "cub_argmax_builtin", [("argmax", "f32")], 0.90, 5.0),
     kernel("09_cub_comparison", "cub_transform_reduce", [("sum", "f16"), ("sum", "bf16")], 0.85, 5.0),
+    kernel("10_single_pass", "reduce_single_pass", [("sum", "f32"), ("argmax", "f32")], 0.93, 2.6,
+           **SINGLE_PASS),
 ]
 # 05's sweep of its coarsening factor, at one L2 and one DRAM size only.
 KERNELS += [kernel("05_coarsened", f"reduce_coarsened_x{c}", [("sum", "f32")], fraction, 4.0,
@@ -71,7 +84,18 @@ KERNELS += [kernel("07_two_pass", name, [("sum", "f32")], fraction, 3.0, [2 ** 2
                 ("reduce_two_pass_scalar_loads", 0.70, {"vector_bytes": 4, "unroll": 32}),
                 ("reduce_two_pass_growing_grid", 0.90, {"fixed_grid": 0}))]
 KERNELS.append(kernel("07_two_pass", "reduce_two_pass_plain_launch", [("sum", "f32")], 0.93, 4.5,
-                      [2 ** 10, 2 ** 14], "reduce_two_pass", **dict(TWO_PASS, early_launch=0)))
+                      [2 ** 10, 2 ** 14], "reduce_two_pass", launches=2,
+                      **dict(TWO_PASS, early_launch=0)))
+# 10's variants, each with one choice changed, at every size; the grid-wide barrier's call is
+# the one left uncaptured.
+KERNELS += [kernel("10_single_pass", f"reduce_single_pass_{name}", [("sum", "f32")], fraction,
+                   latency_us, SIZES, "reduce_single_pass", graph=name != "grid_sync",
+                   **dict(SINGLE_PASS, **change))
+            for name, fraction, latency_us, change in (
+                ("plain_launch", 0.93, 3.0, {"programmatic_launch": 0}),
+                ("threadfence", 0.92, 2.7, {"atomic_ref": 0}),
+                ("handwritten_shuffles", 0.93, 2.6, {"cooperative_groups": 0}),
+                ("grid_sync", 0.90, 3.4, {"grid_sync": 1}))]
 
 # The one run that fails its correctness check, as SkipWithError reports it.
 FAILED = ("02_convergent", "reduce_convergent", "sum", "f32", 2 ** 26)
@@ -95,22 +119,38 @@ def entry(index, k, op, dtype, n):
     latency_us = time_us + 2.5  # one call from idle: the host's dispatch on top
     gbps = nbytes / (time_us * 1e3)
     reps = 200 if input_bytes <= 64 << 20 else 100 if input_bytes <= 1 << 30 else 60
+    resident = input_bytes <= MACHINE["l2_bytes"]
     out = dict(common, real_time=time_us, cpu_time=time_us + 2.0, time_unit="us",
                bytes_per_second=nbytes / (time_us * 1e-6), n=float(n), bytes=float(nbytes),
                time_us=time_us, time_p10_us=0.97 * time_us, time_p90_us=1.05 * time_us,
                latency_us=latency_us, gbps=gbps, pct_peak=100.0 * gbps / MACHINE["dram_gbps"],
-               l2_resident=1.0 if input_bytes <= MACHINE["l2_bytes"] else 0.0, reps=float(reps))
+               l2_resident=1.0 if resident else 0.0, reps=float(reps))
+    if resident:  # calls in a loop and in a graph: timed where launches matter only
+        out["b2b_us"] = max(time_us, DISPATCH_US * k["launches"])
+        if k["graph"]:
+            out["graph_us"] = time_us - GRAPH_SAVING_US * k["launches"]
     if k["variant_of"]:
         out["label"] = "variant of " + k["variant_of"]
     out.update({"param_" + key: float(value) for key, value in k["params"].items()})
     return out
 
 
+def floor_entry():
+    """The empty kernel, registered before the chapters as reduction_bench does."""
+    name = "floor/empty_kernel/none/none/0/iterations:1/manual_time"
+    return dict({"name": name, "family_index": 0, "per_family_instance_index": 0,
+                 "run_name": name, "run_type": "iteration", "repetitions": 1,
+                 "repetition_index": 0, "threads": 1, "iterations": 1,
+                 "real_time": FLOOR["time_us"], "cpu_time": FLOOR["time_us"] + 2.0,
+                 "time_unit": "us", "n": 0.0, "bytes": 0.0, "gbps": 0.0, "pct_peak": 0.0,
+                 "l2_resident": 1.0, "reps": 200.0}, **FLOOR)
+
+
 def main(out_dir):
     # Grouped by size like reduction_bench, which registers cases grouped by (dtype, n).
     cases = [(k, op, dtype, n) for n in SIZES for k in KERNELS
              for op, dtype in k["sections"] if n in k["sizes"] and (k["kernel"], n) not in MISSING]
-    benchmarks = [entry(i, *case) for i, case in enumerate(cases)]
+    benchmarks = [floor_entry()] + [entry(i, *case) for i, case in enumerate(cases, 1)]
     context = {"date": "2025-01-01T00:00:00+00:00", "host_name": "gpu-node",
                "executable": "./build/bench/reduction_bench", "num_cpus": 16, "mhz_per_cpu": 2000,
                "cpu_scaling_enabled": False, "caches": [], "load_avg": [0.1, 0.1, 0.1],

@@ -13,7 +13,7 @@ namespace ch10 {
 template <class Policy, class Op>
 std::size_t sum_depth(std::size_t n) {
   using Source = SourceOf<Op, Policy>;
-  return single_pass_depth(n, blocks_for<Op, Policy>(n, limits<Op, Policy>().max_blocks),
+  return single_pass_depth(n, grid_blocks<Op, Policy>(n, limits<Op, Policy>().max_blocks),
                            ch07::unroll_of<Policy, Source>(), Source::kCount);
 }
 

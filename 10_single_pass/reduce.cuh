@@ -53,8 +53,9 @@ struct Tuning : ch07::Tuning {
   // Partials of 4 bytes or fewer travel with a flag in one 8-byte word, and the ticket needs no
   // ordering at all (flagged partials, below); false: every type takes the acq_rel ticket.
   static constexpr bool kFlaggedPartials = true;
-  // Up to this many of 07's tiles one block does everything: no ticket at all.
-  static constexpr std::size_t kSingleBlockTiles = 1;
+  // Up to this many of 07's tiles one block does everything, in as many trips: no ticket at all.
+  // The ticket costs about what a second trip of loads does (the README measures it).
+  static constexpr std::size_t kSingleBlockTiles = 2;
 };
 
 // ---- the block's tree, with cooperative groups --------------------------------------------------
@@ -243,14 +244,17 @@ struct Scratch {
 template <class Op, class Policy>
 using SourceOf = ch07::Array<typename Op::In, typename Policy::Load>;
 
-// 07's grid rule for this kernel: one block per tile of kBlock x unroll vectors, at most the blocks
-// the GPU holds at once (asked once per device, ch07::device_limits).
+// The ticket kernel's grid limit, 07's rule: as many blocks as the GPU holds at once (asked once
+// per device, ch07::device_limits).
 template <class Op, class Policy>
 ch07::DeviceLimits limits() {
   return ch07::device_limits<reduce_single_pass<Op, Policy, SourceOf<Op, Policy>>>();
 }
+
+// The grid for n elements: one block up to kSingleBlockTiles of 07's tiles (kBlock x unroll
+// vectors), else one block per tile, at most max_blocks.
 template <class Op, class Policy>
-unsigned blocks_for(std::size_t n, unsigned max_blocks) {
+unsigned grid_blocks(std::size_t n, unsigned max_blocks) {
   using Source = SourceOf<Op, Policy>;
   const std::size_t per_tile = std::size_t{kBlock} * ch07::unroll_of<Policy, Source>() * Source::kCount;
   if (n <= Policy::kSingleBlockTiles * per_tile) return 1;
@@ -266,9 +270,9 @@ std::size_t zeroed_scratch_bytes() {
   return Scratch<typename Op::Acc>(nullptr, limits<Op, Policy>().max_blocks).zeroed_bytes;
 }
 
-// One launch on c.stream. The scratch's counter must be 0 (zeroed once by whoever allocated it) and
-// no other call may be using this scratch at the same time: two calls in flight on one counter
-// would count each other's blocks (the README shows it).
+// One launch on c.stream. The scratch's counter and slots must be 0 (zeroed once by whoever
+// allocated it) and no other call may be using this scratch at the same time: two calls in flight
+// on one counter would count each other's blocks (the README shows it).
 template <class Op, class Policy = Tuning>
 void launch(const red::ReduceCall& c) {
   if (c.n == 0) return red::launch_store_identity<Op>(c.output, c.stream);
@@ -282,7 +286,7 @@ void launch(const red::ReduceCall& c) {
   overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   overlap.val.programmaticStreamSerializationAllowed = 1;
   cudaLaunchConfig_t config{};
-  config.gridDim = dim3(blocks_for<Op, Policy>(c.n, device.max_blocks));
+  config.gridDim = dim3(grid_blocks<Op, Policy>(c.n, device.max_blocks));
   config.blockDim = dim3(kBlock);
   config.stream = c.stream;
   config.attrs = &overlap;

@@ -22,10 +22,10 @@ struct FenceTicket : Tuning {
   static std::string name() { return "threadfence"; }
 };
 
-// One block does everything up to two of 07's tiles instead of one.
-struct SingleBlockTwoTiles : Tuning {
-  static constexpr std::size_t kSingleBlockTiles = 2;
-  static std::string name() { return "single_block_2_tiles"; }
+// One block up to one of 07's tiles, as in 07: from two tiles on, two blocks and the ticket.
+struct SingleBlockOneTile : Tuning {
+  static constexpr std::size_t kSingleBlockTiles = 1;
+  static std::string name() { return "single_block_1_tile"; }
 };
 
 // The block's tree with chapter 06's hand-written shuffles instead of cooperative groups.
@@ -84,7 +84,7 @@ void launch_grid_sync(const red::ReduceCall& c) {
   using Source = SourceOf<Op, Tuning>;
   const Source src{static_cast<const typename Op::In*>(c.input)};
   if (!src.element_aligned()) throw std::invalid_argument("10_single_pass: input not aligned to its element type");
-  const unsigned blocks = blocks_for<Op, Tuning>(c.n, grid_sync_limits<Op>().max_blocks);
+  const unsigned blocks = grid_blocks<Op, Tuning>(c.n, grid_sync_limits<Op>().max_blocks);
   cudaLaunchAttribute cooperative{};
   cooperative.id = cudaLaunchAttributeCooperative;
   cooperative.val.cooperative = 1;
@@ -101,7 +101,7 @@ void launch_grid_sync(const red::ReduceCall& c) {
 template <class Op>
 std::size_t grid_sync_depth_of(std::size_t n) {
   using Source = SourceOf<Op, Tuning>;
-  return single_pass_depth(n, blocks_for<Op, Tuning>(n, grid_sync_limits<Op>().max_blocks),
+  return single_pass_depth(n, grid_blocks<Op, Tuning>(n, grid_sync_limits<Op>().max_blocks),
                            ch07::unroll_of<Tuning, Source>(), Source::kCount);
 }
 
@@ -123,7 +123,7 @@ inline const red::Chapter& chapter_grid_sync() {
         {"cooperative_groups", 1},
         {"programmatic_launch", 0},
         {"flagged_partials", 0},
-        {"single_block_tiles", 1}}});
+        {"single_block_tiles", Tuning::kSingleBlockTiles}}});
   return ch;
 }
 

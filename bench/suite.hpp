@@ -38,8 +38,9 @@ std::vector<Registration> solutions_04_to_06();
 std::vector<Registration> solutions_07_08();
 // suite_10.cu
 const Chapter& chapter_10();
-// launched the ordinary way, the classic __threadfence() ticket, chapter 06's shuffles instead of
-// cooperative groups, and grid.sync() in a cooperative launch instead of the ticket
+// every partial through the acq_rel ticket, the classic __threadfence() ticket, launched the
+// ordinary way, chapter 06's shuffles instead of cooperative groups, one block up to one tile (07's
+// rule), and grid.sync() in a cooperative launch instead of the ticket
 std::vector<const Chapter*> variants_10();
 // suite_09.cu
 const Chapter& chapter_09();

@@ -411,6 +411,8 @@ CHAPTER_PROFILE = {
                        "dot"),
     "09_cub_comparison": (["07_two_pass:reduce_two_pass", "09_cub_comparison"],
                           ["kernels", "load_requests", "sectors", "registers", "occupancy", "stalls", "time"]),
+    "10_single_pass": (["07_two_pass:reduce_two_pass", "10_single_pass"],
+                       ["kernels", "atomics", "registers", "occupancy", "stalls", "time"]),
 }
 # The exercises whose answer is a profile: 03's conflicts, beside the lesson.
 SOLUTION_PROFILE = {

@@ -11,7 +11,8 @@
 #                of every chapter program (scripts/smoke_programs.sh)
 #     bench      the whole benchmark suite and the charts (scripts/run_benchmarks.sh --no-setup),
 #                then 07 and CUB timed four ways (reduction_bench --timing-methods) and what a
-#                misaligned start costs (scripts/alignment_cost.sh), into bench/experiments/;
+#                misaligned start costs (scripts/alignment_cost.sh) and chapter 10's trees in SASS
+#                (scripts/sass_compare.py), into bench/experiments/;
 #                the solutions' own outputs into bench/solutions/; chapter 10's memory-model
 #                evidence, the message-passing litmus test and racecheck over the warp-synchronous
 #                trees (scripts/memory_model_outputs.sh), into bench/memory_model/ (run_benchmarks.sh
@@ -52,6 +53,7 @@ if [[ $step == bench || $step == all ]]; then
   mkdir -p "$OUT/bench/experiments"
   "$BUILD_DIR/bench/reduction_bench" --timing-methods >"$OUT/bench/experiments/timing_methods.md" 2>&1 || rc=1
   scripts/alignment_cost.sh "$BUILD_DIR" >"$OUT/bench/experiments/alignment_cost.md" 2>&1 || rc=1
+  scripts/sass_compare.py "$BUILD_DIR/bench/reduction_bench" "$OUT/bench/experiments/sass_cooperative_groups.md" || rc=1
   cat "$OUT/bench/experiments/timing_methods.md" "$OUT/bench/experiments/alignment_cost.md"
   scripts/solution_outputs.sh "$BUILD_DIR" "$OUT/bench/solutions" || rc=1
   scripts/memory_model_outputs.sh "$BUILD_DIR" "$OUT/bench/memory_model" || rc=1

@@ -34,7 +34,7 @@ cat "$OUT/latency.csv"
 # Every chapter's f32 sum at 2^28, its variants (05's coarsening, 07's unroll depths and loads,
 # Harris's steps on 03) and chapter 03's exercise; chapter 08's f32 dot products at 2^28.
 # (Google Benchmark appends "/iterations:1/manual_time" to every name: the pattern ends in '/'.)
-FILTER=${PROFILE_FILTER:-'^((0[1-79]_[a-z_]+|solution_03)/[a-z0-9_]+/sum|08_dot_product/[a-z0-9_]+/dot)/f32/268435456/'}
+FILTER=${PROFILE_FILTER:-'^(((0[1-79]|10)_[a-z_]+|solution_03)/[a-z0-9_]+/sum|08_dot_product/[a-z0-9_]+/dot)/f32/268435456/'}
 
 # The metrics results/lessons.py reads, less those this version of ncu does not know.
 # (If the query itself fails, every metric is asked for and ncu names any it does not know.)

@@ -15,15 +15,6 @@ const Chapter& ch() { return ch07::chapter(); }
 // The first 8 bytes of the result: the value's bits (and for argmax the index follows).
 std::vector<std::byte> result_bits(const RawResult& raw) { return {raw.begin(), raw.end()}; }
 
-// One run with scratch full of fresh random bytes, so a pass that read a stale or unwritten
-// partial would change the answer from run to run.
-RawResult run_on_garbage(const Chapter& chapter, const ReduceCall& call, const Workspace& ws, std::mt19937_64& rng) {
-  std::vector<std::uint64_t> junk(ws.scratch.bytes() / 8 + 1);
-  for (auto& w : junk) w = rng();
-  ws.scratch.upload(junk.data(), ws.scratch.bytes());
-  ws.output.fill(0xFF);
-  return launch_and_read(chapter, call, ws);
-}
 }  // namespace
 
 TEST_CASE("07_two_pass: shared size matrix, every op and dtype") {
@@ -73,13 +64,13 @@ TEST_CASE("07_two_pass: bitwise identical over 100 runs, scratch refilled with g
     const Reference ref = reference(host, c.op);
     std::set<std::vector<std::byte>> distinct;
     for (int run = 0; run < 100; ++run) {
-      const RawResult raw = run_on_garbage(ch(), call, ws, rng);
+      const RawResult raw = test::run_on_garbage(ch(), call, ws, rng);
       distinct.insert(result_bits(raw));
       if (run == 0) CHECK(check_result(ch(), ref, decode_result(raw, c.t, c.op), c.t, c.op, c.n).passed);
     }
     CHECK(distinct.size() == 1);
     // The plain launch of pass 2 computes in the same order: the same bits.
-    const RawResult plain = run_on_garbage(ch07::chapter_with<ch07::PlainLaunch>(), call, ws, rng);
+    const RawResult plain = test::run_on_garbage(ch07::chapter_with<ch07::PlainLaunch>(), call, ws, rng);
     CHECK(distinct.count(result_bits(plain)) == 1);
   }
 }

@@ -18,10 +18,10 @@
 
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
-#include <cuda/atomic>
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cuda/atomic>
 #include <stdexcept>
 
 #include "06_warp_shuffle/reduce.cuh"  // ch06::block_reduce (the hand-written trees, for a variant)
@@ -54,7 +54,8 @@ struct Tuning : ch07::Tuning {
   // ordering at all (flagged partials, below); false: every type takes the acq_rel ticket.
   static constexpr bool kFlaggedPartials = true;
   // Up to this many of 07's tiles one block does everything, in as many trips: no ticket at all.
-  // The ticket costs about what a second trip of loads does (the README measures it).
+  // A second trip of loads in one block costs less than the ticket between two blocks (the
+  // variant single_block_1_tile measures it).
   static constexpr std::size_t kSingleBlockTiles = 2;
 };
 
@@ -166,9 +167,9 @@ __device__ inline unsigned long long wait_for_flag(unsigned long long* slot) {
 // 07's pass 1 to each block's partial, then the ticket. `tickets` and `slots` are 0 when the kernel
 // starts (the caller zeroed them once; every call leaves them 0).
 template <class Op, class Policy, class Source>
-__global__ void __launch_bounds__(kBlock) reduce_single_pass(Source src, std::size_t n, typename Op::Acc* partials,
-                                                             unsigned long long* slots, unsigned* tickets,
-                                                             void* result) {
+__global__ void __launch_bounds__(kBlock)
+    reduce_single_pass(Source src, std::size_t n, typename Op::Acc* partials, unsigned long long* slots,
+                       unsigned* tickets, void* result) {
   using Acc = typename Op::Acc;
   constexpr bool kFlagged = Policy::kFlaggedPartials && kFlaggable<Acc>;
   __shared__ Acc per_warp[kWarp];

@@ -22,17 +22,6 @@ unsigned counter_of(const Workspace& ws) {
   return counter;
 }
 
-// One run with the scratch past its counter full of fresh random bytes, so a last block that read
-// a partial before it was written would change the answer from run to run.
-RawResult run_on_garbage(const Chapter& chapter, const ReduceCall& call, const Workspace& ws, std::mt19937_64& rng) {
-  std::vector<std::uint64_t> junk(ws.scratch.bytes() / 8 + 1);
-  for (auto& w : junk) w = rng();
-  const std::size_t from = ws.zeroed;
-  ws.scratch.upload(reinterpret_cast<const char*>(junk.data()) + from, ws.scratch.bytes() - from, from);
-  ws.output.fill(0xFF);
-  return launch_and_read(chapter, call, ws);
-}
-
 // The lesson's grid for n, and the grid-sync variant's.
 template <class Op>
 unsigned lesson_blocks(std::size_t n) {
@@ -91,10 +80,10 @@ TEST_CASE("10_single_pass: bitwise identical over 100 runs, whichever block come
     const Workspace ws(ch(), c.op, c.t, c.n);
     const ReduceCall call = make_call(c.op, c.t, in.data, c.n, ws, nullptr);
     std::set<RawResult> distinct;
-    for (int run = 0; run < 100; ++run) distinct.insert(run_on_garbage(ch(), call, ws, rng));
+    for (int run = 0; run < 100; ++run) distinct.insert(test::run_on_garbage(ch(), call, ws, rng));
     CHECK(distinct.size() == 1);
-    CHECK(check_result(ch(), reference(host, c.op), decode_result(*distinct.begin(), c.t, c.op), c.t, c.op, c.n)
-              .passed);
+    CHECK(
+        check_result(ch(), reference(host, c.op), decode_result(*distinct.begin(), c.t, c.op), c.t, c.op, c.n).passed);
     CHECK(counter_of(ws) == 0);
   }
 }
@@ -121,18 +110,15 @@ TEST_CASE("10_single_pass: the variants give the lesson's answers") {
       const RawResult lesson = run(ch());
       for (const Chapter* variant : same_bits) CHECK(run(*variant) == lesson);
       const RawResult grid_sync = run(ch10::chapter_grid_sync());
-      const bool same_grid = op == Op::sum ? grid_sync_has_lessons_grid<Sum<float>>(n)
-                                           : grid_sync_has_lessons_grid<ArgMax<float>>(n);
+      const bool same_grid =
+          op == Op::sum ? grid_sync_has_lessons_grid<Sum<float>>(n) : grid_sync_has_lessons_grid<ArgMax<float>>(n);
       if (same_grid) CHECK(grid_sync == lesson);
       run(ch10::chapter_with<ch10::HandwrittenShuffles>());
     }
 }
 
 TEST_CASE("10_single_pass: the variants over the shared sizes") {
-  for (const Chapter* variant :
-       {&ch10::chapter_with<ch10::AcqRelTicket>(), &ch10::chapter_with<ch10::FenceTicket>(),
-        &ch10::chapter_with<ch10::HandwrittenShuffles>(), &ch10::chapter_with<ch10::PlainLaunch>(),
-        &ch10::chapter_with<ch10::SingleBlockOneTile>(), &ch10::chapter_grid_sync()}) {
+  for (const Chapter* variant : ch10::variant_chapters()) {
     INFO(variant->kernel_name(Op::sum, DType::f32));
     const std::vector<std::size_t> sizes = test::shared_sizes({8192, std::size_t{1} << 22});
     test::check_sizes(*variant, Op::sum, DType::f32, sizes);
@@ -145,10 +131,7 @@ TEST_CASE("10_single_pass: the variants over the shared sizes") {
 TEST_CASE("10_single_pass: the variants at the sanitizer's sizes") {
   // Small enough for compute-sanitizer (scripts/gpu_check.sh runs this case under each tool): one
   // block, a few blocks, and past one block's tile for every dtype.
-  for (const Chapter* variant :
-       {&ch10::chapter_with<ch10::AcqRelTicket>(), &ch10::chapter_with<ch10::FenceTicket>(),
-        &ch10::chapter_with<ch10::HandwrittenShuffles>(), &ch10::chapter_with<ch10::PlainLaunch>(),
-        &ch10::chapter_with<ch10::SingleBlockOneTile>(), &ch10::chapter_grid_sync()}) {
+  for (const Chapter* variant : ch10::variant_chapters()) {
     INFO(variant->kernel_name(Op::sum, DType::f32));
     test::check_sizes(*variant, Op::sum, DType::f32, {1, 33, 1025, 16385, 100'003});
     test::check_sizes(*variant, Op::argmax, DType::f32, {33, 16385, 100'003}, Dist::ints);
@@ -162,39 +145,7 @@ TEST_CASE("10_single_pass: repeated calls into one output and scratch leave noth
 }
 
 TEST_CASE("10_single_pass: four streams at once, each with its own scratch, give the same bits") {
-  const std::size_t n = (1 << 22) + 11;
-  for (Op op : {Op::sum, Op::argmax}) {
-    INFO("op=", std::string(name(op)));
-    const HostArray host = generate(DType::f32, n, Dist::normal, test::fresh_seed());
-    const DeviceInput in = upload(host);
-    const Workspace alone(ch(), op, DType::f32, n);
-    const RawResult expected = run_once(ch(), make_call(op, DType::f32, in.data, n, alone, nullptr), alone);
-    CHECK(check_result(ch(), reference(host, op), decode_result(expected, DType::f32, op), DType::f32, op, n).passed);
-    constexpr int kStreams = 4;
-    std::vector<std::unique_ptr<Stream>> streams;
-    std::vector<std::unique_ptr<Workspace>> spaces;
-    for (int s = 0; s < kStreams; ++s) {
-      streams.push_back(std::make_unique<Stream>());
-      spaces.push_back(std::make_unique<Workspace>(ch(), op, DType::f32, n));
-    }
-    int differ = 0;
-    for (int round = 0; round < 50; ++round) {
-      // Every stream's poison and call are queued before any is waited for, so the kernels overlap.
-      for (int s = 0; s < kStreams; ++s) {
-        spaces[s]->poison_scratch(0xA5, streams[s]->get());
-        spaces[s]->output.fill(0xFF, streams[s]->get());
-        ch().launch(make_call(op, DType::f32, in.data, n, *spaces[s], streams[s]->get()));
-      }
-      for (int s = 0; s < kStreams; ++s) {
-        streams[s]->sync();
-        RawResult raw{};
-        spaces[s]->output.download(raw.data(), raw.size());
-        if (raw != expected) ++differ;
-      }
-    }
-    CHECK(differ == 0);
-    for (const auto& ws : spaces) CHECK(counter_of(*ws) == 0);
-  }
+  for (Op op : {Op::sum, Op::argmax}) test::check_concurrent_streams(ch(), op, (1 << 22) + 11, 50);
 }
 
 TEST_CASE("10_single_pass: 10,000 back-to-back reductions of random n over 4 streams") {
@@ -253,6 +204,4 @@ TEST_CASE("10_single_pass: a counter another call has moved gives a wrong answer
   CHECK(counter_of(ws) == 0);
 }
 
-TEST_CASE("large: 10_single_pass beyond 2^31 elements" * doctest::test_suite("large")) {
-  test::check_above_2_31(ch());
-}
+TEST_CASE("large: 10_single_pass beyond 2^31 elements" * doctest::test_suite("large")) { test::check_above_2_31(ch()); }

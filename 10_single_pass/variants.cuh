@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "10_single_pass/chapter.cuh"
 
@@ -125,6 +126,12 @@ inline const red::Chapter& chapter_grid_sync() {
         {"flagged_partials", 0},
         {"single_block_tiles", Tuning::kSingleBlockTiles}}});
   return ch;
+}
+
+// Every variant above, in the order the benchmark and the tests take them.
+inline std::vector<const red::Chapter*> variant_chapters() {
+  return {&chapter_with<AcqRelTicket>(),        &chapter_with<FenceTicket>(),        &chapter_with<PlainLaunch>(),
+          &chapter_with<HandwrittenShuffles>(), &chapter_with<SingleBlockOneTile>(), &chapter_grid_sync()};
 }
 
 }  // namespace ch10

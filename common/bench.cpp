@@ -231,39 +231,40 @@ void register_chapter(const Chapter& ch, const std::vector<Case>& cases) {
 void register_floor() {
   const std::string label = "floor/empty_kernel/none/none/0";
   planned().push_back({label, 256e6});
-  benchmark::RegisterBenchmark(label.c_str(),
-                               [label](benchmark::State& state) {
-                                 announce(label);
-                                 if (profile_mode()) {  // nothing of a chapter to profile
-                                   for (auto _ : state) state.SetIterationTime(1e-6);
-                                   return;
-                                 }
-                                 const Stream stream;
-                                 TimingConfig cfg;
-                                 cfg.repetitions = repetitions_for(0);
-                                 cfg.back_to_back = true;
-                                 Timing t{};
-                                 for (auto _ : state) {
-                                   t = time_on_stream([&] { launch_empty_kernel(stream.get()); }, stream.get(), cfg);
-                                   state.SetIterationTime(t.median_us * 1e-6);
-                                 }
-                                 if (t.batches_released_late > 0) {
-                                   state.SkipWithError("timing: the host did not queue a batch before its hold ran out");
-                                   return;
-                                 }
-                                 state.counters["n"] = 0;
-                                 state.counters["bytes"] = 0;
-                                 state.counters["time_us"] = t.median_us;
-                                 state.counters["time_p10_us"] = t.p10_us;
-                                 state.counters["time_p90_us"] = t.p90_us;
-                                 state.counters["latency_us"] = t.latency_us;
-                                 state.counters["gbps"] = 0;
-                                 state.counters["pct_peak"] = 0;
-                                 state.counters["l2_resident"] = 1;
-                                 state.counters["reps"] = cfg.repetitions;
-                                 state.counters["b2b_us"] = t.back_to_back_us;
-                                 state.counters["graph_us"] = t.graph_us;
-                               })
+  benchmark::RegisterBenchmark(
+      label.c_str(),
+      [label](benchmark::State& state) {
+        announce(label);
+        if (profile_mode()) {  // nothing of a chapter to profile
+          for (auto _ : state) state.SetIterationTime(1e-6);
+          return;
+        }
+        const Stream stream;
+        TimingConfig cfg;
+        cfg.repetitions = repetitions_for(0);
+        cfg.back_to_back = true;
+        Timing t{};
+        for (auto _ : state) {
+          t = time_on_stream([&] { launch_empty_kernel(stream.get()); }, stream.get(), cfg);
+          state.SetIterationTime(t.median_us * 1e-6);
+        }
+        if (t.batches_released_late > 0) {
+          state.SkipWithError("timing: the host did not queue a batch before its hold ran out");
+          return;
+        }
+        state.counters["n"] = 0;
+        state.counters["bytes"] = 0;
+        state.counters["time_us"] = t.median_us;
+        state.counters["time_p10_us"] = t.p10_us;
+        state.counters["time_p90_us"] = t.p90_us;
+        state.counters["latency_us"] = t.latency_us;
+        state.counters["gbps"] = 0;
+        state.counters["pct_peak"] = 0;
+        state.counters["l2_resident"] = 1;
+        state.counters["reps"] = cfg.repetitions;
+        state.counters["b2b_us"] = t.back_to_back_us;
+        state.counters["graph_us"] = t.graph_us;
+      })
       ->UseManualTime()
       ->Iterations(1)
       ->Unit(benchmark::kMicrosecond);

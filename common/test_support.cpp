@@ -194,6 +194,47 @@ std::size_t distinct_results(const Chapter& ch, const ReduceCall& call, const Wo
   return distinct.size();
 }
 
+RawResult run_on_garbage(const Chapter& ch, const ReduceCall& call, const Workspace& ws, std::mt19937_64& rng) {
+  std::vector<std::uint64_t> junk(ws.scratch.bytes() / 8 + 1);
+  for (auto& w : junk) w = rng();
+  const std::size_t from = std::min(ws.zeroed, ws.scratch.bytes());
+  ws.scratch.upload(reinterpret_cast<const char*>(junk.data()) + from, ws.scratch.bytes() - from, from);
+  ws.output.fill(0xFF);
+  return launch_and_read(ch, call, ws);
+}
+
+void check_concurrent_streams(const Chapter& ch, Op op, std::size_t n, int rounds, int streams) {
+  INFO(ch.name, " concurrent streams, op=", std::string(name(op)), " n=", n);
+  const HostArray host = generate(DType::f32, n, Dist::normal, fresh_seed());
+  const DeviceInput in = upload(host);
+  const Workspace alone(ch, op, DType::f32, n);
+  const RawResult expected = run_once(ch, make_call(op, DType::f32, in.data, n, alone, nullptr), alone);
+  CHECK(check_result(ch, reference(host, op), decode_result(expected, DType::f32, op), DType::f32, op, n).passed);
+  std::vector<std::unique_ptr<Stream>> lanes;
+  std::vector<std::unique_ptr<Workspace>> spaces;
+  for (int s = 0; s < streams; ++s) {
+    lanes.push_back(std::make_unique<Stream>());
+    spaces.push_back(std::make_unique<Workspace>(ch, op, DType::f32, n));
+  }
+  int differ = 0;
+  for (int round = 0; round < rounds; ++round) {
+    for (int s = 0; s < streams; ++s) {
+      spaces[s]->poison_scratch(0xA5, lanes[s]->get());
+      spaces[s]->output.fill(0xFF, lanes[s]->get());
+      ch.launch(make_call(op, DType::f32, in.data, n, *spaces[s], lanes[s]->get()));
+    }
+    for (int s = 0; s < streams; ++s) {
+      lanes[s]->sync();
+      RawResult raw{};
+      spaces[s]->output.download(raw.data(), raw.size());
+      if (raw != expected) ++differ;
+    }
+  }
+  CHECK(differ == 0);
+  for (const auto& ws : spaces)
+    if (ws->zeroed > 0) CHECK(ws->zeroed_bytes_are_zero());
+}
+
 void check_repeated_calls(const Chapter& ch, Op op, DType t, std::size_t n) {
   INFO(ch.name, " repeated calls, op=", std::string(name(op)), " n=", n);
   Workspace ws(ch, op, t, n);

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -87,6 +88,16 @@ void check_special_values(const Chapter& ch);
 // Runs the same call `runs` times (output and scratch poisoned before each, as run_once does) and
 // returns how many different result bit patterns came back: 1 for a deterministic chapter.
 std::size_t distinct_results(const Chapter& ch, const ReduceCall& call, const Workspace& ws, int runs);
+
+// One run with the scratch full of fresh random bytes (all but its zeroed bytes, chapter.hpp) and
+// the output poisoned: a chapter that read a stale or unwritten partial would change its answer
+// from run to run.
+RawResult run_on_garbage(const Chapter& ch, const ReduceCall& call, const Workspace& ws, std::mt19937_64& rng);
+
+// `streams` streams, each with its own output and scratch, each queued a poison and a call before
+// any is waited for, so the kernels overlap, `rounds` times: every result has the bits of the same
+// call made alone, that call is right, and every scratch's zeroed bytes are zero at the end.
+void check_concurrent_streams(const Chapter& ch, Op op, std::size_t n, int rounds, int streams = 4);
 
 // Ten calls into the same output and scratch, with different data each time: nothing stale.
 void check_repeated_calls(const Chapter& ch, Op op, DType t, std::size_t n);

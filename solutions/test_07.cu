@@ -29,16 +29,6 @@ RawResult chapter07_bits(const ReduceCall& call) {
   return raw;
 }
 
-// One run with scratch full of fresh random bytes: a counter left at anything but 0, or a partial
-// read before it was written, would change the answer from run to run.
-RawResult run_on_garbage(const ReduceCall& call, const Workspace& ws, std::mt19937_64& rng) {
-  std::vector<std::uint64_t> junk(ws.scratch.bytes() / 8 + 1);
-  for (auto& w : junk) w = rng();
-  ws.scratch.upload(junk.data(), ws.scratch.bytes());
-  ws.output.fill(0xFF);
-  return launch_and_read(ch(), call, ws);
-}
-
 // The same data 100 times (scratch refilled with random bytes before each run, then poisoned
 // with 0xA5 by run_once for another 100): one bit pattern, and it is chapter 07's.
 template <class Op>
@@ -50,7 +40,7 @@ void check_deterministic_as_07(std::size_t n, Dist dist, std::mt19937_64& rng) {
   const Workspace ws(ch(), Op::op, t, n);
   const ReduceCall call = make_call(Op::op, t, in.data, n, ws, nullptr);
   std::set<RawResult> distinct;
-  for (int run = 0; run < 100; ++run) distinct.insert(run_on_garbage(call, ws, rng));
+  for (int run = 0; run < 100; ++run) distinct.insert(test::run_on_garbage(ch(), call, ws, rng));
   CHECK(test::distinct_results(ch(), call, ws, 100) == 1);
   distinct.insert(run_once(ch(), call, ws));
   CHECK(distinct.size() == 1);
@@ -87,38 +77,7 @@ TEST_CASE("solution_07: bitwise identical over repeated runs, and identical to c
 }
 
 TEST_CASE("solution_07: four streams at once, each with its own scratch, give the same bits") {
-  const std::size_t n = (1 << 24) + 11;
-  for (Op op : {Op::sum, Op::argmax}) {
-    INFO("op=", std::string(name(op)));
-    const HostArray host = generate(DType::f32, n, Dist::normal, test::fresh_seed());
-    const DeviceInput in = upload(host);
-    const Workspace alone(ch(), op, DType::f32, n);
-    const RawResult expected = run_once(ch(), make_call(op, DType::f32, in.data, n, alone, nullptr), alone);
-    constexpr int kStreams = 4;
-    std::vector<std::unique_ptr<Stream>> streams;
-    std::vector<std::unique_ptr<Workspace>> spaces;
-    for (int s = 0; s < kStreams; ++s) {
-      streams.push_back(std::make_unique<Stream>());
-      spaces.push_back(std::make_unique<Workspace>(ch(), op, DType::f32, n));
-    }
-    int differ = 0;
-    for (int round = 0; round < 25; ++round) {
-      // Every stream's poison and call are queued before any is waited for, so the kernels overlap.
-      for (int s = 0; s < kStreams; ++s) {
-        spaces[s]->scratch.fill(0xA5, streams[s]->get());
-        spaces[s]->output.fill(0xFF, streams[s]->get());
-        ch().launch(make_call(op, DType::f32, in.data, n, *spaces[s], streams[s]->get()));
-      }
-      for (int s = 0; s < kStreams; ++s) {
-        streams[s]->sync();
-        RawResult raw{};
-        spaces[s]->output.download(raw.data(), raw.size());
-        if (raw != expected) ++differ;
-      }
-    }
-    CHECK(differ == 0);
-    CHECK(check_result(ch(), reference(host, op), decode_result(expected, DType::f32, op), DType::f32, op, n).passed);
-  }
+  for (Op op : {Op::sum, Op::argmax}) test::check_concurrent_streams(ch(), op, (1 << 24) + 11, 25);
 }
 
 TEST_CASE("solution_07: the last block leaves the counter at 0") {

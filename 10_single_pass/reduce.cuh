@@ -5,15 +5,18 @@
 // 2, ... in the order the blocks get there, so the block that draws the last one knows every
 // other partial is written: it combines them in index order (the result's bits depend on n and the
 // grid only, as in 07) and sets the counter back to 0 for the next call. One launch, no memset, no
-// host synchronisation. What makes "every other partial is written" true is the memory model:
-// the ticket is taken with release and acquire semantics (take_ticket, below).
-// Two smaller changes: the block and warp trees are written with cooperative groups (the same
-// shuffles as chapter 06's, which the benchmark and the SASS show), and the kernel is launched with
-// programmatic dependent launch, so that back-to-back calls overlap one launch with the previous
-// kernel's end.
-// Cost: the input read once; 1 launch whatever n; per block one atomic on one address; the last
-// block reads the partials (blocks x sizeof(Acc) bytes) once more. Scratch: a 4-byte counter that
-// the caller zeroes once (Chapter::zeroed_scratch_bytes), then the partials.
+// host synchronisation. What makes "every other partial is written" true is the memory model: a
+// partial of 4 bytes or fewer travels with a flag in one 8-byte word, which needs no ordering at
+// all (flagged partials, below); a wider one is published by a ticket taken with release and
+// acquire semantics (take_ticket).
+// Smaller changes: up to two of 07's tiles one block does everything (no ticket); the block and
+// warp trees are written with cooperative groups (the same shuffles as chapter 06's, which the
+// benchmark and the SASS show); and the kernel is launched with programmatic dependent launch, so
+// that back-to-back calls overlap one launch with the previous kernel's end.
+// Cost: the input read once; 1 launch whatever n; per block one store and one atomic on one
+// address; the last block reads the partials (blocks x 8 bytes, or blocks x sizeof(Acc)) once
+// more. Scratch: a 4-byte counter and an 8-byte slot per block that the caller zeroes once
+// (Chapter::zeroed_scratch_bytes), then the partials.
 #pragma once
 
 #include <cooperative_groups.h>

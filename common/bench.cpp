@@ -130,6 +130,23 @@ int repetitions_for(std::size_t bytes) {
   return 60;
 }
 
+// The counters of one row (bench.hpp lists them): what was measured, and the timing's figures.
+void set_counters(benchmark::State& state, const Timing& t, double n, double bytes, double gbps, double pct_peak,
+                  bool resident, int reps) {
+  state.counters["n"] = n;
+  state.counters["bytes"] = bytes;
+  state.counters["time_us"] = t.median_us;  // steady state: the median call of calls queued back to back
+  state.counters["time_p10_us"] = t.p10_us;
+  state.counters["time_p90_us"] = t.p90_us;
+  state.counters["latency_us"] = t.latency_us;  // one call from idle, host dispatch included
+  state.counters["gbps"] = gbps;
+  state.counters["pct_peak"] = pct_peak;
+  state.counters["l2_resident"] = resident ? 1 : 0;
+  state.counters["reps"] = reps;
+  if (t.back_to_back_us > 0) state.counters["b2b_us"] = t.back_to_back_us;  // a loop of calls
+  if (t.graph_us > 0) state.counters["graph_us"] = t.graph_us;              // the same as one graph
+}
+
 // Empty when the case's result is right, on its input and on exact data; else why not.
 std::string why_wrong(const Chapter& ch, const Case& c, CachedInput& in, const ReduceCall& call, const Workspace& ws) {
   const DeviceResult got = decode_result(run_once(ch, call, ws), c.dtype, c.op);
@@ -193,18 +210,8 @@ void run_case(benchmark::State& state, const Chapter& ch, Case c, const std::str
   }
   const double gbps = bytes / (t.median_us * 1e3);
   state.SetBytesProcessed(static_cast<std::int64_t>(bytes));
-  state.counters["n"] = static_cast<double>(c.n);
-  state.counters["bytes"] = bytes;
-  state.counters["time_us"] = t.median_us;  // steady state: the median call of calls queued back to back
-  state.counters["time_p10_us"] = t.p10_us;
-  state.counters["time_p90_us"] = t.p90_us;
-  state.counters["latency_us"] = t.latency_us;  // one call from idle, host dispatch included
-  state.counters["gbps"] = gbps;
-  state.counters["pct_peak"] = 100.0 * gbps / dev.dram_gbps;
-  state.counters["l2_resident"] = resident ? 1 : 0;
-  state.counters["reps"] = cfg.repetitions;
-  if (t.back_to_back_us > 0) state.counters["b2b_us"] = t.back_to_back_us;  // a loop of calls
-  if (t.graph_us > 0) state.counters["graph_us"] = t.graph_us;              // the same as one graph
+  set_counters(state, t, static_cast<double>(c.n), bytes, gbps, 100.0 * gbps / dev.dram_gbps, resident,
+               cfg.repetitions);
   // What the kernel is, beside its name (chapter.hpp, BenchInfo).
   if (!ch.bench_info.variant_of.empty()) state.SetLabel("variant of " + ch.bench_info.variant_of);
   for (const auto& [key, value] : ch.bench_info.params) state.counters["param_" + key] = value;
@@ -252,18 +259,7 @@ void register_floor() {
           state.SkipWithError("timing: the host did not queue a batch before its hold ran out");
           return;
         }
-        state.counters["n"] = 0;
-        state.counters["bytes"] = 0;
-        state.counters["time_us"] = t.median_us;
-        state.counters["time_p10_us"] = t.p10_us;
-        state.counters["time_p90_us"] = t.p90_us;
-        state.counters["latency_us"] = t.latency_us;
-        state.counters["gbps"] = 0;
-        state.counters["pct_peak"] = 0;
-        state.counters["l2_resident"] = 1;
-        state.counters["reps"] = cfg.repetitions;
-        state.counters["b2b_us"] = t.back_to_back_us;
-        state.counters["graph_us"] = t.graph_us;
+        set_counters(state, t, 0, 0, 0, 0, true, cfg.repetitions);
       })
       ->UseManualTime()
       ->Iterations(1)

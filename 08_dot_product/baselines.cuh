@@ -74,7 +74,7 @@ cudaError_t cub_dot(void* temp, std::size_t& temp_bytes, const red::ReduceCall& 
 
 template <class T>
 std::size_t cub_dot_scratch(std::size_t n) {
-  return red::scratch_query(n, cub_dot<T>);
+  return red::remembered_scratch_query<&cub_dot<T>>(n);
 }
 
 inline const red::Chapter& cublas_sdot() {

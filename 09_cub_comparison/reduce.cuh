@@ -127,7 +127,7 @@ cudaError_t cub_call(void* d_temp, std::size_t& temp_bytes, const red::ReduceCal
 
 template <class Op, bool kBuiltin = false>
 std::size_t scratch_bytes(std::size_t n) {
-  return red::scratch_query(n, cub_call<Op, kBuiltin>);
+  return red::remembered_scratch_query<&cub_call<Op, kBuiltin>>(n);
 }
 
 template <class Op, bool kBuiltin = false>

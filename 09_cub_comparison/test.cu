@@ -1,5 +1,6 @@
 #include <cmath>
 #include <limits>
+#include <set>
 #include <type_traits>
 
 #include "chapter.cuh"
@@ -120,4 +121,19 @@ TEST_CASE("09_cub_comparison: the pitfall, Sum of __half into __half accumulates
 TEST_CASE("09_cub_comparison: adversarial inputs") {
   // The shared set (all equal, heavy cancellation, subnormals, 16-bit sums past f16's range).
   test::check_adversarial(ch09::chapter());
+}
+
+TEST_CASE("09_cub_comparison: the remembered size query answers what CUB answers, n after n") {
+  // scratch_bytes asks CUB once per n and device and keeps the answer (red::remembered_scratch_query),
+  // so a timed call holds one dispatch of CUB, not two. Each answer must still be the fresh one.
+  using Op = Sum<float>;
+  std::set<std::size_t> answers;
+  for (std::size_t n : {std::size_t{1000}, std::size_t{1} << 20, std::size_t{1000}, std::size_t{3} << 30,
+                        std::size_t{1} << 20, std::size_t{5}}) {
+    INFO("n=", n);
+    const std::size_t fresh = scratch_query(n, ch09::cub_call<Op>);
+    CHECK(ch09::scratch_bytes<Op>(n) == fresh);
+    answers.insert(fresh);
+  }
+  CHECK(answers.size() >= 2);  // sizes that CUB sizes differently, or a stale answer could pass
 }

@@ -12,7 +12,8 @@
 #     bench      the whole benchmark suite and the charts (scripts/run_benchmarks.sh --no-setup),
 #                then 07 and CUB timed four ways (reduction_bench --timing-methods) and what a
 #                misaligned start costs (scripts/alignment_cost.sh) and chapter 10's trees in SASS
-#                (scripts/sass_compare.py), into bench/experiments/;
+#                (scripts/sass_compare.py) and chapter 10's one call against the bound of a kernel
+#                that only reads (10_single_pass_one_call_bound), into bench/experiments/;
 #                the solutions' own outputs into bench/solutions/; chapter 10's memory-model
 #                evidence, the message-passing litmus test and racecheck over the warp-synchronous
 #                trees (scripts/memory_model_outputs.sh), into bench/memory_model/ (run_benchmarks.sh
@@ -54,7 +55,9 @@ if [[ $step == bench || $step == all ]]; then
   "$BUILD_DIR/bench/reduction_bench" --timing-methods >"$OUT/bench/experiments/timing_methods.md" 2>&1 || rc=1
   scripts/alignment_cost.sh "$BUILD_DIR" >"$OUT/bench/experiments/alignment_cost.md" 2>&1 || rc=1
   scripts/sass_compare.py "$BUILD_DIR/bench/reduction_bench" "$OUT/bench/experiments/sass_cooperative_groups.md" || rc=1
-  cat "$OUT/bench/experiments/timing_methods.md" "$OUT/bench/experiments/alignment_cost.md"
+  "$BUILD_DIR/10_single_pass/experiments/10_single_pass_one_call_bound" >"$OUT/bench/experiments/one_call_bound.md" || rc=1
+  cat "$OUT/bench/experiments/timing_methods.md" "$OUT/bench/experiments/alignment_cost.md" \
+    "$OUT/bench/experiments/one_call_bound.md"
   scripts/solution_outputs.sh "$BUILD_DIR" "$OUT/bench/solutions" || rc=1
   scripts/memory_model_outputs.sh "$BUILD_DIR" "$OUT/bench/memory_model" || rc=1
   pack bench "$OUT/bench"

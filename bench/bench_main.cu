@@ -100,6 +100,9 @@ int main(int argc, char** argv) {
                             bench::suite::solutions_07_08()})
     for (const auto& r : group) bench::register_chapter(*r.chapter, r.cases);
 
+  // Chapter 11: many reductions at once, B x L = 2^26 as rows, columns and segments.
+  bench::suite::register_batched();
+
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
   bench::start_progress();

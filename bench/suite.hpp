@@ -42,6 +42,9 @@ const Chapter& chapter_10();
 // ordinary way, chapter 06's shuffles instead of cooperative groups, one block up to one tile (07's
 // rule), and grid.sync() in a cooperative launch instead of the ticket
 std::vector<const Chapter*> variants_10();
+// suite_11.cu: chapter 11's batched shapes (rows, columns, segments) with their strategies and
+// cub::DeviceSegmentedReduce, registered with register_timed
+void register_batched();
 // suite_09.cu
 const Chapter& chapter_09();
 // cub::DeviceReduce::Max, Min, ArgMax as shipped: what 09's semantics (Reduce with this project's

@@ -235,6 +235,52 @@ void register_chapter(const Chapter& ch, const std::vector<Case>& cases) {
   }
 }
 
+void register_timed(const std::string& label, double planned_bytes, std::function<TimedCase(cudaStream_t)> prepare) {
+  planned().push_back({label, planned_bytes + 256e6});
+  benchmark::RegisterBenchmark(
+      label.c_str(),
+      [label, prepare](benchmark::State& state) {
+        announce(label);
+        if (profile_mode()) {  // the profile covers the flat chapters' kernels only
+          for (auto _ : state) state.SetIterationTime(1e-6);
+          return;
+        }
+        const DeviceInfo& dev = device();
+        const Stream stream;
+        const TimedCase tc = prepare(stream.get());
+        if (!tc.wrong.empty()) {
+          state.SkipWithError(("wrong result: " + tc.wrong).c_str());
+          return;
+        }
+        const std::size_t read = static_cast<std::size_t>(tc.bytes);
+        const bool resident = l2_resident(read, dev);
+        std::optional<L2Scrubber> scrubber;
+        if (!resident) scrubber.emplace(dev);
+        TimingConfig cfg;
+        cfg.repetitions = tc.repetitions > 0 ? tc.repetitions : repetitions_for(read);
+        cfg.scrubber = scrubber ? &*scrubber : nullptr;
+        cfg.back_to_back = resident;
+        Timing t{};
+        for (auto _ : state) {
+          t = time_on_stream(tc.call, stream.get(), cfg);
+          state.SetIterationTime(t.median_us * 1e-6);
+        }
+        CUDA_CHECK_LAUNCH();
+        if (t.batches_released_late > 0) {
+          state.SkipWithError("timing: the host did not queue a batch of calls before its hold ran out");
+          return;
+        }
+        const double gbps = tc.bytes / (t.median_us * 1e3);
+        state.SetBytesProcessed(static_cast<std::int64_t>(tc.bytes));
+        set_counters(state, t, tc.elements, tc.bytes, gbps, 100.0 * gbps / dev.dram_gbps, resident, cfg.repetitions);
+        if (!tc.variant_of.empty()) state.SetLabel("variant of " + tc.variant_of);
+        for (const auto& [key, value] : tc.counters) state.counters[key] = value;
+      })
+      ->UseManualTime()
+      ->Iterations(1)
+      ->Unit(benchmark::kMicrosecond);
+}
+
 void register_floor() {
   const std::string label = "floor/empty_kernel/none/none/0";
   planned().push_back({label, 256e6});

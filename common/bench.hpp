@@ -3,7 +3,12 @@
 // is made of.
 #pragma once
 
+#include <cuda_runtime_api.h>
+
 #include <cstddef>
+#include <functional>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -22,6 +27,19 @@ struct Case {
 // for inputs no larger than L2 b2b_us and graph_us (timing.hpp: back to back, and in a graph). Inputs are generated on the host once per
 // (dtype, n, op) and shared by consecutive benchmarks, so register cases grouped by size.
 void register_chapter(const Chapter& ch, const std::vector<Case>& cases);
+
+// A case that brings its own set-up and check (chapter 11's batched shapes): prepare(stream) runs
+// when the case starts and returns the call to time and what to report beside it.
+struct TimedCase {
+  std::function<void()> call;                // enqueues one call on the stream prepare was given
+  std::string wrong;                         // non-empty: the call's results failed their check
+  double elements = 0, bytes = 0;            // the n and bytes counters (bytes: read once + written)
+  int repetitions = 0;                       // 0: by bytes, as the chapters' cases
+  std::string variant_of;                    // the label "variant of K", if a variant
+  std::map<std::string, double> counters;    // extra counters (layout_id, segments, length, param_*)
+  std::shared_ptr<void> keep;                // what the call needs alive (buffers), freed after timing
+};
+void register_timed(const std::string& label, double planned_bytes, std::function<TimedCase(cudaStream_t)> prepare);
 
 // Registers "floor/empty_kernel/none/none/0": an empty kernel (timing.hpp, launch_empty_kernel)
 // timed as the cases are, every figure included: the least any call can cost on this GPU and

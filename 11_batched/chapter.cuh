@@ -1,0 +1,46 @@
+// Chapter 11's entry points for the program, the tests and the benchmark: the (op, dtype) of a call
+// looked up once, then the lesson's plan and launch (reduce.cuh).
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+#include "11_batched/reduce.cuh"
+
+namespace ch11 {
+
+using Ops = red::Ops<red::Sum, red::Max, red::ArgMax>;
+using Types = red::Types<float, __half, __nv_bfloat16>;
+
+// The plan a call would run (its strategy, sizes and scratch).
+inline Plan plan_of(const BatchedCall& c) {
+  Plan p;
+  red::dispatch(Ops{}, Types{}, c.op, c.dtype, [&](auto tag) {
+    using Op = typename decltype(tag)::type;
+    p = plan<Op, typename Op::In>(c);
+  });
+  return p;
+}
+
+inline std::size_t scratch_bytes_of(const BatchedCall& c) { return plan_of(c).scratch_bytes; }
+
+// Checks the call and launches it on c.stream; std::invalid_argument for what it refuses.
+inline void run(const BatchedCall& c) {
+  if (!supported(c.op, c.dtype))
+    throw std::invalid_argument("11_batched: no kernel for op " + std::string(red::name(c.op)) + " on dtype " +
+                                std::string(red::name(c.dtype)) + " (sum, max and argmax of f32, f16 and bf16)");
+  if (const std::string why = why_invalid(c.shape); !why.empty()) throw std::invalid_argument("11_batched: " + why);
+  if (outputs(c.shape) > 0 && c.output == nullptr) throw std::invalid_argument("11_batched: null output");
+  if (input_elements(c.shape) > 0 && c.input == nullptr) throw std::invalid_argument("11_batched: null input");
+  if (reinterpret_cast<std::uintptr_t>(c.input) % red::size_of(c.dtype) != 0)
+    throw std::invalid_argument("11_batched: input not aligned to its element type");
+  const Plan p = plan_of(c);
+  if (c.scratch_bytes < p.scratch_bytes) throw std::invalid_argument("11_batched: scratch buffer too small");
+  if (p.scratch_bytes > 0 && c.scratch == nullptr) throw std::invalid_argument("11_batched: null scratch pointer");
+  red::dispatch(Ops{}, Types{}, c.op, c.dtype, [&](auto tag) {
+    using Op = typename decltype(tag)::type;
+    launch<Op, typename Op::In>(c);
+  });
+}
+
+}  // namespace ch11

@@ -1,0 +1,143 @@
+// Chapter 11's results checked on the host: one float64 reference per row, column or segment, and
+// the device's results decoded and held to the flat chapters' check (reference.hpp). Shared by the
+// chapter program and its tests.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "11_batched/batched.hpp"
+#include "11_batched/chapter.cuh"
+#include "inputs.hpp"
+#include "reference.hpp"
+
+namespace ch11 {
+
+enum class SegmentDist { uniform, heavy };
+
+// Offsets of `count` segments of mean length about `mean`: uniform lengths in [0, 2 mean], or a
+// heavy tail, where 40% of the segments are empty, most of the rest short (1 to mean / 2 + 1), 2%
+// long (mean to 40 mean), and one, a third of the way in, holds half of count x mean elements.
+inline std::vector<std::int64_t> make_offsets(std::size_t count, std::size_t mean, SegmentDist dist, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::int64_t> o(count + 1, 0);
+  for (std::size_t s = 0; s < count; ++s) {
+    std::size_t len = 0;
+    if (dist == SegmentDist::uniform) {
+      len = std::uniform_int_distribution<std::size_t>(0, 2 * mean)(rng);
+    } else if (s == count / 3) {
+      len = count * mean / 2;
+    } else {
+      const double u = std::uniform_real_distribution<double>(0, 1)(rng);
+      len = u < 0.4    ? 0
+            : u < 0.98 ? std::uniform_int_distribution<std::size_t>(1, mean / 2 + 1)(rng)
+                       : std::uniform_int_distribution<std::size_t>(mean, 40 * mean)(rng);
+    }
+    o[s + 1] = o[s] + static_cast<std::int64_t>(len);
+  }
+  return o;
+}
+
+// Result k's elements: `count` elements of the input, the first at `first`, `step` apart.
+struct Slice {
+  std::size_t first = 0, count = 0, step = 1;
+};
+
+inline Slice slice_of(const Shape& s, const std::vector<std::int64_t>& offsets, std::size_t k) {
+  if (s.layout == Layout::rows) return {k * s.stride, s.cols, 1};
+  if (s.layout == Layout::columns) return {k, s.rows, s.stride};
+  const std::size_t b = static_cast<std::size_t>(offsets[k]), e = static_cast<std::size_t>(offsets[k + 1]);
+  return {b, e - b, 1};
+}
+
+// The float64 reference of one slice, with the flat chapters' semantics (reference.hpp): a
+// compensated sum; max with NaN propagating; argmax with NaN first, ties to the smaller index.
+inline red::Reference reference_of(const red::HostArray& x, const Slice& sl, red::Op op) {
+  red::Reference r;
+  if (op == red::Op::sum) {
+    double sum = 0, carry = 0, abs_sum = 0;
+    bool nan = false, pos_inf = false, neg_inf = false;
+    for (std::size_t k = 0; k < sl.count; ++k) {
+      const double v = x.at(sl.first + k * sl.step);
+      if (std::isnan(v)) nan = true;
+      else if (std::isinf(v)) (v > 0 ? pos_inf : neg_inf) = true;
+      else {
+        abs_sum += std::fabs(v);
+        const double t = sum + v;
+        carry += std::fabs(sum) >= std::fabs(v) ? (sum - t) + v : (v - t) + sum;
+        sum = t;
+      }
+    }
+    r.abs_sum = abs_sum;
+    r.value = nan || (pos_inf && neg_inf) ? std::numeric_limits<double>::quiet_NaN()
+              : pos_inf                   ? std::numeric_limits<double>::infinity()
+              : neg_inf                   ? -std::numeric_limits<double>::infinity()
+                                          : sum + carry;
+    return r;
+  }
+  double best = -std::numeric_limits<double>::infinity();
+  std::int64_t index = -1;
+  for (std::size_t k = 0; k < sl.count; ++k) {
+    const double v = x.at(sl.first + k * sl.step);
+    const bool beats = index < 0 || (!std::isnan(best) && (std::isnan(v) || v > best));
+    if (beats) best = v, index = static_cast<std::int64_t>(k);
+  }
+  r.value = best;
+  r.index = op == red::Op::argmax ? index : -1;
+  return r;
+}
+
+// Result k as the flat check reads it: the value (argmax: the element at the index) and the index.
+inline red::DeviceResult decoded(const std::vector<std::byte>& results, std::size_t k, red::Op op,
+                                 const red::HostArray& x, const Slice& sl) {
+  red::DeviceResult d;
+  if (op == red::Op::argmax) {
+    std::int32_t index = 0;
+    std::memcpy(&index, results.data() + 4 * k, 4);
+    d.index = index;
+    d.value = index >= 0 && static_cast<std::size_t>(index) < sl.count ? x.at(sl.first + index * sl.step)
+                                                                      : -std::numeric_limits<double>::infinity();
+  } else {
+    float v = 0;
+    std::memcpy(&v, results.data() + 4 * k, 4);
+    d.value = v;
+  }
+  return d;
+}
+
+struct BatchCheck {
+  std::size_t checked = 0, failed = 0;
+  double worst_ratio = 0;  // the largest |error| / bound over the results (0: all exact)
+  std::string first_failure;
+};
+
+// Every result against its reference, with the bound of the plan's longest chain.
+inline BatchCheck check_all(const red::HostArray& x, const Shape& s, const std::vector<std::int64_t>& offsets,
+                            red::Op op, const Plan& plan, const std::vector<std::byte>& results) {
+  const std::size_t count = outputs(s);
+  const std::size_t per_vector = 16 / red::size_of(x.dtype);
+  BatchCheck out;
+  std::vector<red::CheckOutcome> outcome(count);
+  for (std::ptrdiff_t k = 0; k < static_cast<std::ptrdiff_t>(count); ++k) {
+    const Slice sl = slice_of(s, offsets, static_cast<std::size_t>(k));
+    const red::Reference ref = reference_of(x, sl, op);
+    const red::DeviceResult got = decoded(results, static_cast<std::size_t>(k), op, x, sl);
+    outcome[static_cast<std::size_t>(k)] = red::check(ref, got, x.dtype, op, sum_depth(plan, s, sl.count, per_vector));
+  }
+  for (std::size_t k = 0; k < count; ++k) {
+    ++out.checked;
+    const red::CheckOutcome& c = outcome[k];
+    if (c.bound > 0) out.worst_ratio = std::max(out.worst_ratio, c.abs_error / c.bound);
+    if (!c.passed) {
+      if (out.failed++ == 0) out.first_failure = "result " + std::to_string(k) + ": " + c.why;
+    }
+  }
+  return out;
+}
+
+}  // namespace ch11

@@ -1,0 +1,213 @@
+// 11_batched: many reductions at once, checked and timed.
+//
+//   11_batched [--rows B --cols L [--stride S] [--axis 1|0]]
+//              [--segments FILE | --segment-dist uniform|heavy [--segment-count N] [--segment-mean M]]
+//              [--op sum|max|argmax] [--dtype f32|f16|bf16] [--dist D] [--seed S] [--input FILE]
+//              [--strategy NAME] [--repeat R] [--json]
+//
+// Rows (--axis 1, the default) give one result per row, columns (--axis 0) one per column;
+// segments one per segment, from a file of segments + 1 little-endian int64 offsets or generated.
+// Every result is checked against a float64 reference with the chapter's bound; the report gives
+// the results checked, the worst error as a fraction of its bound, pass or fail, the time per call
+// (steady state, common/timing.hpp) and the GB/s (input read once plus the results written).
+// Exit codes: 0 passed, 1 a result failed its check, 2 bad arguments or shape, 3 no GPU, 4 a CUDA error.
+#include <cstdio>
+#include <exception>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "11_batched/host_reference.hpp"
+#include "command_line.hpp"
+#include "device_info.hpp"
+#include "harness.hpp"
+#include "runner.hpp"
+#include "timing.hpp"
+
+namespace {
+
+struct Options {
+  std::size_t rows = 65536, cols = 1024, stride = 0;
+  int axis = 1;
+  std::string segments_file, segment_dist;
+  std::size_t segment_count = 1 << 20, segment_mean = 32;
+  std::string op = "sum", dtype = "f32", dist = "normal", input, strategy = "automatic";
+  std::uint64_t seed = 1;
+  int repeat = 20;
+  bool json = false;
+};
+
+struct Usage : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
+ch11::Strategy strategy_named(const std::string& s) {
+  for (ch11::Strategy k :
+       {ch11::Strategy::automatic, ch11::Strategy::thread_per_row, ch11::Strategy::group_per_row,
+        ch11::Strategy::block_per_row, ch11::Strategy::blocks_per_row, ch11::Strategy::columns_tiled,
+        ch11::Strategy::columns_naive, ch11::Strategy::segments_grouped, ch11::Strategy::segments_naive})
+    if (ch11::name(k) == s) return k;
+  throw Usage("--strategy: unknown strategy '" + s + "'");
+}
+
+std::vector<std::int64_t> read_offsets(const std::string& path) {
+  std::ifstream f(path, std::ios::binary | std::ios::ate);
+  if (!f) throw Usage("--segments: cannot open '" + path + "'");
+  const std::streamsize bytes = f.tellg();
+  if (bytes < 8 || bytes % 8 != 0)
+    throw Usage("--segments: '" + path + "' must hold segments + 1 int64 offsets (" + std::to_string(bytes) + " bytes)");
+  std::vector<std::int64_t> o(static_cast<std::size_t>(bytes / 8));
+  f.seekg(0);
+  f.read(reinterpret_cast<char*>(o.data()), bytes);
+  return o;
+}
+
+int run(const Options& opt) {
+  const red::Op op = *red::parse_op(opt.op);         // CLI11 has checked the names
+  const red::DType t = *red::parse_dtype(opt.dtype);
+  const std::optional<red::Dist> dist = red::parse_dist(opt.dist);
+  if (!dist) throw Usage("--dist: unknown distribution '" + opt.dist + "'");
+  if (!ch11::supported(op, t)) throw Usage("11_batched reduces sum, max and argmax of f32, f16 and bf16");
+  ch11::Shape shape;
+  std::vector<std::int64_t> offsets;
+  const bool segmented = !opt.segments_file.empty() || !opt.segment_dist.empty();
+  if (segmented) {
+    shape.layout = ch11::Layout::segments;
+    offsets = !opt.segments_file.empty()
+                  ? read_offsets(opt.segments_file)
+                  : ch11::make_offsets(opt.segment_count, opt.segment_mean,
+                                       opt.segment_dist == "heavy" ? ch11::SegmentDist::heavy : ch11::SegmentDist::uniform,
+                                       opt.seed + 7);
+    shape.segments = offsets.size() - 1;
+    shape.n = offsets.back() > 0 ? static_cast<std::size_t>(offsets.back()) : 0;
+  } else {
+    shape.layout = opt.axis == 1 ? ch11::Layout::rows : ch11::Layout::columns;
+    shape.rows = opt.rows;
+    shape.cols = opt.cols;
+    shape.stride = opt.stride ? opt.stride : opt.cols;
+  }
+  if (const std::string why = ch11::why_invalid(shape); !why.empty()) throw Usage("bad shape: " + why);
+  std::size_t elements = ch11::input_elements(shape);
+  if (!opt.input.empty()) {
+    const std::size_t available = red::raw_element_count(opt.input, t);
+    if (segmented && opt.segments_file.empty()) shape.n = elements = std::min(elements, available);
+    if (available < elements)
+      throw Usage("--input: '" + opt.input + "' holds " + std::to_string(available) + " elements, the shape needs " +
+                  std::to_string(elements));
+  }
+  if (segmented)
+    if (const std::string why = ch11::check_offsets(offsets.data(), shape.segments, shape.n); !why.empty())
+      throw Usage("bad offsets: " + why);
+  if (!red::gpu_available()) {
+    std::fprintf(stderr, "11_batched: no usable CUDA GPU\n");
+    return red::kExitNoGpu;
+  }
+  const red::DeviceInfo dev = red::query_device();
+  const std::size_t results = ch11::outputs(shape);
+  const std::size_t need = elements * red::size_of(t) + offsets.size() * 8 + results * 4;
+  if (need > dev.free_memory)
+    throw Usage("the shape needs " + std::to_string(need) + " bytes of device memory, " + std::to_string(dev.free_memory) +
+                " are free");
+
+  const red::HostArray host = !opt.input.empty() ? red::load_raw(opt.input, t, elements)
+                                                 : red::generate(t, std::max<std::size_t>(elements, 1),
+                                                                 *dist, opt.seed);
+  const red::DeviceInput in = red::upload(host);
+  red::DeviceBuffer d_offsets(offsets.size() * 8), out(std::max<std::size_t>(results, 1) * 4);
+  if (!offsets.empty()) d_offsets.upload(offsets.data(), offsets.size() * 8);
+  const red::Stream stream;
+  ch11::BatchedCall c;
+  c.op = op;
+  c.dtype = t;
+  c.input = in.data;
+  c.shape = shape;
+  c.shape.offsets = segmented ? static_cast<const std::int64_t*>(d_offsets.get()) : nullptr;
+  c.output = out.get();
+  c.stream = stream.get();
+  c.strategy = strategy_named(opt.strategy);
+  const ch11::Plan plan = ch11::plan_of(c);
+  red::DeviceBuffer scratch(plan.scratch_bytes);
+  c.scratch = scratch.get();
+  c.scratch_bytes = plan.scratch_bytes;
+
+  ch11::run(c);
+  stream.sync();
+  std::vector<std::byte> got(results * 4);
+  if (results) out.download(got.data(), got.size());
+  const ch11::BatchCheck check = ch11::check_all(host, shape, offsets, op, plan, got);
+
+  std::optional<red::L2Scrubber> scrubber;
+  const std::size_t read_bytes = ch11::elements_read(shape) * red::size_of(t);
+  if (!red::l2_resident(read_bytes, dev)) scrubber.emplace(dev);
+  red::TimingConfig cfg;
+  cfg.repetitions = opt.repeat;
+  cfg.scrubber = scrubber ? &*scrubber : nullptr;
+  const red::Timing timing = red::time_on_stream([&] { ch11::run(c); }, stream.get(), cfg);
+  const double bytes = static_cast<double>(read_bytes + results * 4);
+  const double gbps = bytes / (timing.median_us * 1e3);
+  const bool passed = check.failed == 0;
+  const std::size_t segments = ch11::outputs(shape);
+  const std::size_t length = shape.layout == ch11::Layout::rows      ? shape.cols
+                             : shape.layout == ch11::Layout::columns ? shape.rows
+                                                                     : (segments ? shape.n / segments : 0);
+  if (opt.json) {
+    std::printf(
+        "{\"chapter\":\"11_batched\",\"layout\":\"%s\",\"op\":\"%s\",\"dtype\":\"%s\",\"segments\":%zu,\"length\":%zu,"
+        "\"strategy\":\"%s\",\"lanes\":%u,\"split\":%u,\"outputs_checked\":%zu,\"failed\":%zu,\"worst_error_over_bound\":%.4g,"
+        "\"passed\":%s,\"time_us\":%.3f,\"gbps\":%.1f}\n",
+        ch11::name(shape.layout).c_str(), opt.op.c_str(), opt.dtype.c_str(), segments, length, ch11::name(plan.strategy).c_str(),
+        plan.lanes, plan.split, check.checked, check.failed, check.worst_ratio, passed ? "true" : "false", timing.median_us,
+        gbps);
+  } else {
+    std::printf("11_batched on %s: %s of %s, %zu results of mean length %zu, %s\n", dev.name.c_str(),
+                ch11::name(shape.layout).c_str(), opt.dtype.c_str(), segments, length, opt.op.c_str());
+    std::printf("  strategy:  %s (lanes %u, split %u)\n", ch11::name(plan.strategy).c_str(), plan.lanes, plan.split);
+    std::printf("  checked:   %zu results against float64, worst error %.3g of its bound: %s\n", check.checked,
+                check.worst_ratio, passed ? "PASS" : ("FAIL (" + check.first_failure + ")").c_str());
+    std::printf("  time:      %.2f us per call (steady state, median of %d), %.1f GB/s\n", timing.median_us, opt.repeat, gbps);
+  }
+  return passed ? red::kExitPassed : red::kExitCheckFailed;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options opt;
+  CLI::App app{"Many reductions at once: the rows, the columns or the segments of one input, each checked and timed.",
+               "11_batched"};
+  app.add_option("--rows", opt.rows, "B: rows of the matrix (default 65536)");
+  app.add_option("--cols", opt.cols, "L: elements per row (default 1024)");
+  app.add_option("--stride", opt.stride, "elements from one row's start to the next (default L; at least L)");
+  app.add_option("--axis", opt.axis, "1: a result per row (default); 0: a result per column")->check(CLI::IsMember({0, 1}));
+  auto* file = app.add_option("--segments", opt.segments_file, "segments from a file of segments + 1 int64 offsets");
+  app.add_option("--segment-dist", opt.segment_dist, "generated segments: uniform or heavy")
+      ->check(CLI::IsMember({"uniform", "heavy"}))
+      ->excludes(file);
+  app.add_option("--segment-count", opt.segment_count, "generated segments: how many (default 2^20)")->check(CLI::Range(std::size_t{1}, std::size_t{1} << 31));
+  app.add_option("--segment-mean", opt.segment_mean, "generated segments: mean length (default 32)")->check(CLI::Range(std::size_t{1}, std::size_t{1} << 30));
+  app.add_option("--op", opt.op, "sum, max or argmax (default sum)")->check(CLI::IsMember({"sum", "max", "argmax"}));
+  app.add_option("--dtype", opt.dtype, "f32, f16 or bf16 (default f32)")->check(CLI::IsMember({"f32", "f16", "bf16"}));
+  app.add_option("--dist", opt.dist, "generated data: normal, uniform, ints, ... (default normal)");
+  app.add_option("--seed", opt.seed, "generated data's seed (default 1)");
+  app.add_option("--input", opt.input, "raw little-endian array of the dtype instead of generated data");
+  app.add_option("--strategy", opt.strategy, "automatic (default), or force one: thread_per_row, group_per_row, "
+                                             "block_per_row, blocks_per_row, columns_tiled, columns_naive, "
+                                             "segments_grouped, segments_naive");
+  app.add_option("--repeat", opt.repeat, "timed calls (default 20)")->check(CLI::Range(1, 100000));
+  app.add_flag("--json", opt.json, "one JSON line instead of the report");
+  app.footer("Exit codes: 0 passed, 1 a result failed its check, 2 bad arguments or shape, 3 no GPU, 4 a CUDA error.");
+  if (const int stop = red::parse_command_line(app, argc, argv); stop >= 0) return stop;
+  try {
+    return run(opt);
+  } catch (const Usage& e) {
+    std::fprintf(stderr, "11_batched: %s\n", e.what());
+    return red::kExitUsage;
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "11_batched: %s\n", e.what());
+    return red::kExitUsage;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "11_batched: %s\n", e.what());
+    return red::kExitCudaError;
+  }
+}

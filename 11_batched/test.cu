@@ -1,0 +1,289 @@
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <set>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "11_batched/host_reference.hpp"
+#include "device_buffer.hpp"
+#include "runner.hpp"
+#include "test_support.hpp"
+
+using namespace red;
+using ch11::Layout;
+using ch11::Shape;
+using ch11::Strategy;
+
+namespace {
+
+// One batched call on the device, its results downloaded (4 bytes each).
+struct Batch {
+  const HostArray& host;
+  Shape shape;
+  std::vector<std::int64_t> offsets;  // segments
+  std::size_t base_offset = 0;        // elements past a 256-byte boundary where the input starts
+
+  std::vector<std::byte> run(Op op, Strategy strategy = Strategy::automatic, cudaStream_t stream = nullptr,
+                             int scratch_fill = -1) const {
+    const DeviceInput in = upload(host, base_offset);
+    DeviceBuffer d_offsets(offsets.size() * sizeof(std::int64_t));
+    if (!offsets.empty()) d_offsets.upload(offsets.data(), offsets.size() * sizeof(std::int64_t));
+    ch11::BatchedCall c;
+    c.op = op;
+    c.dtype = host.dtype;
+    c.input = in.data;
+    c.shape = shape;
+    c.shape.offsets = offsets.empty() ? nullptr : static_cast<const std::int64_t*>(d_offsets.get());
+    c.strategy = strategy;
+    c.stream = stream;
+    const std::size_t results = ch11::outputs(shape);
+    DeviceBuffer out(std::max<std::size_t>(results, 1) * 4);
+    out.fill(0xA5);  // a result never written shows
+    c.output = out.get();
+    c.scratch_bytes = ch11::scratch_bytes_of(c);
+    DeviceBuffer scratch(c.scratch_bytes);
+    if (scratch_fill >= 0) scratch.fill(scratch_fill);
+    c.scratch = scratch.get();
+    ch11::run(c);
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    std::vector<std::byte> got(results * 4);
+    if (results) out.download(got.data(), got.size());
+    return got;
+  }
+
+  // Runs and checks every result; returns the plan that ran.
+  void check(Op op, Strategy strategy = Strategy::automatic) const {
+    INFO("layout=", ch11::name(shape.layout), " rows=", shape.rows, " cols=", shape.cols, " stride=", shape.stride,
+         " segments=", shape.segments, " n=", shape.n, " op=", std::string(name(op)),
+         " dtype=", std::string(name(host.dtype)), " strategy=", ch11::name(strategy), " base offset=", base_offset);
+    ch11::BatchedCall c;
+    c.op = op;
+    c.dtype = host.dtype;
+    c.shape = shape;
+    c.strategy = strategy;
+    const ch11::Plan plan = ch11::plan_of(c);
+    const ch11::BatchCheck r = ch11::check_all(host, shape, offsets, op, plan, run(op, strategy));
+    INFO("plan: ", ch11::name(plan.strategy), " lanes ", plan.lanes, " split ", plan.split);
+    CHECK_MESSAGE(r.failed == 0, r.first_failure);
+    CHECK(r.checked == ch11::outputs(shape));
+  }
+};
+
+Shape rows(std::size_t b, std::size_t l, std::size_t stride = 0) {
+  Shape s;
+  s.layout = Layout::rows;
+  s.rows = b;
+  s.cols = l;
+  s.stride = stride ? stride : l;
+  return s;
+}
+Shape columns(std::size_t b, std::size_t l, std::size_t stride = 0) {
+  Shape s = rows(b, l, stride);
+  s.layout = Layout::columns;
+  return s;
+}
+Shape segments(std::size_t count, std::size_t n) {
+  Shape s;
+  s.layout = Layout::segments;
+  s.segments = count;
+  s.n = n;
+  return s;
+}
+
+
+const Op kOps[] = {Op::sum, Op::max, Op::argmax};
+const DType kTypes[] = {DType::f32, DType::f16, DType::bf16};
+
+Batch segment_batch(const HostArray& host, std::vector<std::int64_t> offsets) {
+  Batch b{host, segments(offsets.size() - 1, host.n), std::move(offsets)};
+  return b;
+}
+
+}  // namespace
+
+TEST_CASE("11_batched: rows at B and L of 0, 1, 31, 32, 33 and 1025, every op and dtype") {
+  for (DType t : kTypes)
+    for (std::size_t b : {0, 1, 31, 32, 33, 1025})
+      for (std::size_t l : {0, 1, 31, 32, 33, 1025}) {
+        const HostArray host = generate(t, std::max<std::size_t>(b * l, 1), Dist::normal, test::fresh_seed());
+        for (Op op : kOps) Batch{host, rows(b, l)}.check(op);
+      }
+}
+
+TEST_CASE("11_batched: columns at B and L of 0, 1, 31, 32, 33 and 1025, every op and dtype") {
+  for (DType t : kTypes)
+    for (std::size_t b : {0, 1, 31, 32, 33, 1025})
+      for (std::size_t l : {0, 1, 31, 32, 33, 1025}) {
+        const HostArray host = generate(t, std::max<std::size_t>(b * l, 1), Dist::normal, test::fresh_seed());
+        for (Op op : kOps) Batch{host, columns(b, l)}.check(op);
+      }
+}
+
+TEST_CASE("11_batched: every row strategy at every length, with small integers (exact sums)") {
+  for (DType t : kTypes)
+    for (std::size_t l : {1, 7, 8, 33, 100, 1024, 4099, 70'000}) {
+      const std::size_t b = std::max<std::size_t>(3, (std::size_t{1} << 20) / l);
+      const HostArray host = generate(t, b * l, Dist::ints, test::fresh_seed());
+      for (Strategy s : {Strategy::thread_per_row, Strategy::group_per_row, Strategy::block_per_row, Strategy::blocks_per_row})
+        for (Op op : kOps) Batch{host, rows(b, l)}.check(op, s);
+    }
+}
+
+TEST_CASE("11_batched: very long single rows, and a few very long rows split across blocks") {
+  for (DType t : {DType::f32, DType::f16}) {
+    const HostArray one = generate(t, (std::size_t{1} << 24) + 3, Dist::normal, test::fresh_seed());
+    for (Op op : kOps) Batch{one, rows(1, one.n)}.check(op);
+    const HostArray few = generate(t, 64 * ((std::size_t{1} << 20) + 5), Dist::ints, test::fresh_seed());
+    for (Op op : kOps) Batch{few, rows(64, (std::size_t{1} << 20) + 5)}.check(op);
+  }
+}
+
+TEST_CASE("11_batched: strided rows and columns (padded rows), tiled and naive columns") {
+  for (DType t : kTypes)
+    for (std::size_t l : {1, 8, 13, 64, 1000}) {
+      const std::size_t b = 777, stride = l + 5;
+      const HostArray host = generate(t, b * stride, Dist::normal, test::fresh_seed());
+      for (Op op : kOps) {
+        Batch{host, rows(b, l, stride)}.check(op);
+        Batch{host, columns(b, l, stride)}.check(op);
+        Batch{host, columns(b, l, stride)}.check(op, Strategy::columns_naive);
+      }
+    }
+}
+
+TEST_CASE("11_batched: inputs that start off a 16-byte boundary") {
+  for (DType t : kTypes)
+    for (std::size_t offset : {1, 3, 5}) {
+      const HostArray host = generate(t, 1000 * 80, Dist::normal, test::fresh_seed());
+      for (Op op : kOps) {
+        Batch r{host, rows(1000, 40)};
+        r.base_offset = offset;
+        r.check(op);
+        Batch c{host, columns(1000, 40)};
+        c.base_offset = offset;
+        c.check(op);
+        Batch s = segment_batch(host, ch11::make_offsets(1000, 40, ch11::SegmentDist::uniform, test::fresh_seed()));
+        s.shape.n = static_cast<std::size_t>(s.offsets.back());  // at most 1000 x 80
+        s.base_offset = offset;
+        s.check(op);
+      }
+    }
+}
+
+TEST_CASE("11_batched: NaN in one row only, one column only, one segment only") {
+  for (DType t : kTypes) {
+    HostArray host = generate(t, 300 * 64, Dist::normal, test::fresh_seed());
+    host.set(17 * 64 + 5, std::numeric_limits<double>::quiet_NaN());
+    for (Op op : kOps) {
+      Batch{host, rows(300, 64)}.check(op);
+      Batch{host, columns(300, 64)}.check(op);
+      std::vector<std::int64_t> o(301);
+      for (std::size_t s = 0; s <= 300; ++s) o[s] = static_cast<std::int64_t>(s * 64);
+      segment_batch(host, o).check(op);
+    }
+  }
+}
+
+TEST_CASE("11_batched: segments, uniform and heavy-tailed, grouped and naive") {
+  for (DType t : kTypes)
+    for (std::size_t mean : {4, 32, 1024})
+      for (bool heavy : {false, true}) {
+        const std::size_t count = std::max<std::size_t>(16, (std::size_t{1} << 21) / mean);
+        std::vector<std::int64_t> o = ch11::make_offsets(count, mean, heavy ? ch11::SegmentDist::heavy : ch11::SegmentDist::uniform, test::fresh_seed());
+        const HostArray host = generate(t, static_cast<std::size_t>(o.back()), Dist::ints, test::fresh_seed());
+        for (Op op : kOps) {
+          segment_batch(host, o).check(op);
+          if (mean == 32) segment_batch(host, o).check(op, Strategy::segments_naive);
+        }
+      }
+}
+
+TEST_CASE("11_batched: all-empty segments, no segments, and empty segments at both ends") {
+  for (DType t : kTypes) {
+    const HostArray none = generate(t, 1, Dist::normal, test::fresh_seed());
+    for (Op op : kOps) {
+      Batch all_empty = segment_batch(none, std::vector<std::int64_t>(1001, 0));
+      all_empty.shape.n = 0;
+      all_empty.check(op);
+      Batch zero = segment_batch(none, std::vector<std::int64_t>(1, 0));
+      zero.shape.n = 0;
+      zero.check(op);
+    }
+    const HostArray host = generate(t, 100'000, Dist::normal, test::fresh_seed());
+    std::vector<std::int64_t> o = {0, 0, 0, 5, 5, 99'000, 99'000, 100'000, 100'000, 100'000};
+    for (Op op : kOps) segment_batch(host, o).check(op);
+  }
+}
+
+TEST_CASE("11_batched: the result's bits depend on the shape only (20 runs, scratch refilled)") {
+  std::mt19937 fill(static_cast<unsigned>(test::fresh_seed()));
+  const HostArray host = generate(DType::f32, 64 * ((std::size_t{1} << 18) + 1), Dist::normal, test::fresh_seed());
+  std::vector<std::int64_t> o = ch11::make_offsets(1 << 16, 256, ch11::SegmentDist::heavy, test::fresh_seed());
+  const HostArray seg = generate(DType::f32, static_cast<std::size_t>(o.back()), Dist::normal, test::fresh_seed());
+  const Batch cases[] = {Batch{host, rows(64, (std::size_t{1} << 18) + 1)}, Batch{host, rows((std::size_t{1} << 18) + 1, 64)},
+                         Batch{host, columns(64, (std::size_t{1} << 18) + 1)}, Batch{host, columns((std::size_t{1} << 18) + 1, 64)},
+                         segment_batch(seg, o)};
+  for (const Batch& b : cases) {
+    INFO("layout=", ch11::name(b.shape.layout), " rows=", b.shape.rows, " cols=", b.shape.cols);
+    std::set<std::vector<std::byte>> distinct;
+    for (int run = 0; run < 20; ++run) distinct.insert(b.run(Op::sum, Strategy::automatic, nullptr, static_cast<int>(fill() & 0xFF)));
+    CHECK(distinct.size() == 1);
+  }
+}
+
+TEST_CASE("11_batched: two streams with their own scratch at once give each stream's answer") {
+  Stream a, b;
+  const HostArray host = generate(DType::f32, 64 * ((std::size_t{1} << 20) + 3), Dist::normal, test::fresh_seed());
+  std::vector<std::int64_t> o = ch11::make_offsets(1 << 14, 4096, ch11::SegmentDist::heavy, test::fresh_seed());
+  const HostArray seg = generate(DType::f32, static_cast<std::size_t>(o.back()), Dist::normal, test::fresh_seed());
+  const Batch split{host, rows(64, (std::size_t{1} << 20) + 3)};
+  const Batch segs = segment_batch(seg, o);
+  const auto alone_rows = split.run(Op::sum), alone_segs = segs.run(Op::sum);
+  for (int k = 0; k < 5; ++k) {
+    // Each run() uploads, launches on its stream and waits for it: launch both before waiting by
+    // running them from two host threads.
+    std::vector<std::byte> got_rows, got_segs;
+    std::thread t([&] { got_rows = split.run(Op::sum, Strategy::automatic, a.get()); });
+    got_segs = segs.run(Op::sum, Strategy::automatic, b.get());
+    t.join();
+    CHECK(got_rows == alone_rows);
+    CHECK(got_segs == alone_segs);
+  }
+}
+
+TEST_CASE("11_batched: bad shapes and calls are refused with a reason") {
+  CHECK(ch11::why_invalid(rows(std::size_t{1} << 40, std::size_t{1} << 40)).find("overflows") != std::string::npos);
+  CHECK(ch11::why_invalid(rows(10, 100, 50)).find("stride") != std::string::npos);
+  CHECK(ch11::why_invalid(rows(std::size_t{1} << 32, 1)).find("2^31") != std::string::npos);
+  const std::int64_t decreasing[] = {0, 5, 3};
+  CHECK(ch11::check_offsets(decreasing, 2, 10).find("decrease") != std::string::npos);
+  const std::int64_t past[] = {0, 5, 11};
+  CHECK(ch11::check_offsets(past, 2, 10).find("outside") != std::string::npos);
+  const std::int64_t fine[] = {0, 0, 10};
+  CHECK(ch11::check_offsets(fine, 2, 10).empty());
+
+  const HostArray host = generate(DType::f32, 1000, Dist::normal, test::fresh_seed());
+  const DeviceInput in = upload(host);
+  DeviceBuffer out(1000 * 4);
+  ch11::BatchedCall c;
+  c.input = in.data;
+  c.output = out.get();
+  c.shape = rows(10, 100, 50);
+  CHECK_THROWS_AS(ch11::run(c), std::invalid_argument);
+  c.shape = rows(10, 100);
+  c.op = Op::min;
+  CHECK_THROWS_AS(ch11::run(c), std::invalid_argument);  // not one of this chapter's ops
+  c.op = Op::sum;
+  c.dtype = DType::i32;
+  CHECK_THROWS_AS(ch11::run(c), std::invalid_argument);
+  c.dtype = DType::f32;
+  c.strategy = Strategy::columns_naive;
+  CHECK_THROWS_AS(ch11::run(c), std::invalid_argument);  // a column strategy for rows
+  c.strategy = Strategy::blocks_per_row;
+  c.shape = rows(2, 500);
+  c.scratch_bytes = 0;
+  if (ch11::scratch_bytes_of(c) > 0) CHECK_THROWS_AS(ch11::run(c), std::invalid_argument);
+}

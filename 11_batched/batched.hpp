@@ -81,7 +81,6 @@ inline std::string why_invalid(const Shape& s) {
   constexpr std::size_t kMaxIndex = 0x7fffffff;
   if (s.layout == Layout::segments) {
     if (s.segments >= 0xffffffffu) return "more than 2^32 - 2 segments";
-    if (s.segments > 0 && s.offsets == nullptr) return "no offsets";
     if (s.n > (std::size_t{1} << 62)) return "n too large";
     return "";
   }

@@ -119,6 +119,42 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
+// The same for short aligned rows (every row starts on a 16-byte boundary, L a multiple of a
+// vector, at most two vectors a lane): no head or tail to handle, and kRows rows per trip, their
+// loads all issued before the first is added. A row of 8 floats is two loads: without the trips a
+// thread would have two loads in flight, too few to cover the memory's latency.
+template <class Op, class T, unsigned G, unsigned kRows>
+__global__ void __launch_bounds__(kBlock)
+    rows_aligned(const T* in, std::size_t rows, std::size_t vectors, std::size_t stride, void* out) {
+  using V = Vec16<T>;
+  constexpr unsigned kGroups = kBlock / G, kCount = V::kCount;
+  const unsigned lane = threadIdx.x % G;
+  const std::size_t step = std::size_t{gridDim.x} * kGroups;
+  for (std::size_t first = std::size_t{blockIdx.x} * kGroups + threadIdx.x / G; first < rows; first += step * kRows) {
+    V x[kRows][2];
+#pragma unroll
+    for (unsigned q = 0; q < kRows; ++q)
+#pragma unroll
+      for (unsigned u = 0; u < 2; ++u) {
+        const std::size_t r = first + q * step, v = lane + u * G;
+        if (r < rows && v < vectors) x[q][u] = reinterpret_cast<const V*>(in + r * stride)[v];
+      }
+#pragma unroll
+    for (unsigned q = 0; q < kRows; ++q) {
+      const std::size_t r = first + q * step;
+      if (r >= rows) break;  // the same for the whole group
+      typename Op::Acc acc = Op::identity();
+#pragma unroll
+      for (unsigned u = 0; u < 2; ++u)
+        if (lane + u * G < vectors)
+#pragma unroll
+          for (unsigned j = 0; j < kCount; ++j) acc = Op::combine(acc, Op::load(x[q][u].e[j], (lane + u * G) * kCount + j));
+      acc = group_reduce<Op, G>(acc);
+      if (lane == 0) store_result<Op>(out, r, acc);
+    }
+  }
+}
+
 // K blocks per row, block k taking columns [k * chunk, (k + 1) * chunk): with K = 1 a block per row
 // writes the result; with K > 1 it writes a partial, and rows_combine adds the K in order.
 template <class Op, class T>
@@ -223,7 +259,9 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
-// A thread per column over the chunks' partials, in chunk order.
+// The chunks' partials of each column, in chunk order: a thread per column where the chunks are
+// few (many columns), a warp per column where they are many (few columns: a thread alone would
+// wait for thousands of loads one after another).
 template <class Op>
 __global__ void __launch_bounds__(kBlock)
     columns_combine(const typename Op::Acc* partials, std::size_t cols, unsigned chunks, void* out) {
@@ -232,6 +270,17 @@ __global__ void __launch_bounds__(kBlock)
   typename Op::Acc acc = Op::identity();
   for (unsigned k = 0; k < chunks; ++k) acc = Op::combine(acc, partials[k * cols + c]);
   store_result<Op>(out, c, acc);
+}
+template <class Op>
+__global__ void __launch_bounds__(kBlock)
+    columns_combine_warp(const typename Op::Acc* partials, std::size_t cols, unsigned chunks, void* out) {
+  const std::size_t c = (std::size_t{blockIdx.x} * kBlock + threadIdx.x) / 32;
+  if (c >= cols) return;  // whole warps leave together
+  const unsigned lane = threadIdx.x % 32;
+  typename Op::Acc acc = Op::identity();
+  for (unsigned k = lane; k < chunks; k += 32) acc = Op::combine(acc, partials[k * cols + c]);
+  acc = group_reduce<Op, 32>(acc);
+  if (lane == 0) store_result<Op>(out, c, acc);
 }
 
 // The baseline: a thread per column walks down every row, one element at a time.
@@ -355,7 +404,8 @@ struct Plan {
                                   // segments: elements per chunk of a long segment
   std::size_t long_length = 0;    // segments: longer than this is split into chunks (0: never)
   std::size_t chunks = 0;         // segments: chunks of the input
-  bool vector = false;            // columns: 16-byte loads across the row
+  bool vector = false;            // columns: 16-byte loads across the row; rows: rows_aligned
+                                  // (every row on a 16-byte boundary, at most two vectors a lane)
   std::size_t scratch_bytes = 0;
 };
 
@@ -376,6 +426,9 @@ Plan plan(const BatchedCall& c) {
     if (p.strategy == Strategy::automatic)
       p.strategy = V <= 2 ? Strategy::thread_per_row : V <= 512 ? Strategy::group_per_row : Strategy::blocks_per_row;
     if (p.strategy == Strategy::group_per_row) p.lanes = std::max(2u, pow2_at_least(red::ceil_div(V, 2)));
+    if (p.strategy == Strategy::thread_per_row || p.strategy == Strategy::group_per_row)
+      p.vector = s.cols % kCount == 0 && s.stride % kCount == 0 &&
+                 reinterpret_cast<std::uintptr_t>(c.input) % 16 == 0 && V <= 2 * p.lanes;
     if (p.strategy == Strategy::blocks_per_row || p.strategy == Strategy::block_per_row) {
       const std::size_t most = std::max<std::size_t>(1, V / (kBlock * kUnroll));  // a full trip each
       const std::size_t wanted = p.strategy == Strategy::block_per_row ? 1 : red::ceil_div(2 * resident, std::max<std::size_t>(s.rows, 1));
@@ -424,9 +477,14 @@ Plan plan(const BatchedCall& c) {
 }
 
 template <class Op, class T, unsigned G>
-void launch_rows_by_group(const BatchedCall& c) {
+void launch_rows_by_group(const BatchedCall& c, const Plan& p) {
   const Shape& s = c.shape;
   const std::size_t blocks = std::min<std::size_t>(red::ceil_div(s.rows, kBlock / G), std::size_t{sm_count()} * 8);
+  if (p.vector) {
+    rows_aligned<Op, T, G, 4><<<static_cast<unsigned>(blocks), kBlock, 0, c.stream>>>(
+        static_cast<const T*>(c.input), s.rows, s.cols / Vec16<T>::kCount, s.stride, c.output);
+    return;
+  }
   rows_by_group<Op, T, G><<<static_cast<unsigned>(blocks), kBlock, 0, c.stream>>>(static_cast<const T*>(c.input), s.rows,
                                                                                     s.cols, s.stride, c.output);
 }
@@ -491,10 +549,10 @@ void launch(const BatchedCall& c) {
   if (outputs(s) == 0) return;
   switch (p.strategy) {
     case Strategy::thread_per_row:
-      launch_rows_by_group<Op, T, 1>(c);
+      launch_rows_by_group<Op, T, 1>(c, p);
       break;
     case Strategy::group_per_row:
-      with_lanes(p.lanes, [&](auto g) { launch_rows_by_group<Op, T, decltype(g)::value>(c); });
+      with_lanes(p.lanes, [&](auto g) { launch_rows_by_group<Op, T, decltype(g)::value>(c, p); });
       break;
     case Strategy::block_per_row:
     case Strategy::blocks_per_row: {
@@ -516,7 +574,10 @@ void launch(const BatchedCall& c) {
         columns_tiled<Op, T, true><<<grid, kBlock, shared, c.stream>>>(in, s.rows, s.cols, s.stride, p.chunk, c.output, partials);
       else
         columns_tiled<Op, T, false><<<grid, kBlock, shared, c.stream>>>(in, s.rows, s.cols, s.stride, p.chunk, c.output, partials);
-      if (p.split > 1)
+      if (p.split > 32)
+        columns_combine_warp<Op><<<static_cast<unsigned>(red::ceil_div(s.cols * 32, kBlock)), kBlock, 0, c.stream>>>(
+            partials, s.cols, p.split, c.output);
+      else if (p.split > 1)
         columns_combine<Op><<<static_cast<unsigned>(red::ceil_div(s.cols, kBlock)), kBlock, 0, c.stream>>>(partials, s.cols,
                                                                                                     p.split, c.output);
       break;

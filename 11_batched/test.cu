@@ -41,11 +41,11 @@ struct Batch {
     c.stream = stream;
     const std::size_t results = ch11::outputs(shape);
     DeviceBuffer out(std::max<std::size_t>(results, 1) * 4);
-    out.fill(0xA5);  // a result never written shows
+    out.fill(0xA5, stream);  // a result never written shows (on the call's stream: ordered before it)
     c.output = out.get();
     c.scratch_bytes = ch11::scratch_bytes_of(c);
     DeviceBuffer scratch(c.scratch_bytes);
-    if (scratch_fill >= 0) scratch.fill(scratch_fill);
+    if (scratch_fill >= 0) scratch.fill(scratch_fill, stream);
     c.scratch = scratch.get();
     ch11::run(c);
     CUDA_CHECK(cudaStreamSynchronize(stream));

@@ -36,6 +36,7 @@ namespace cg = cooperative_groups;
 
 constexpr unsigned kBlock = 256;  // threads per block of every kernel here
 constexpr unsigned kUnroll = 4;   // 16-byte loads each lane has in flight in a row's body
+constexpr unsigned kColumnUnroll = 8;  // rows each thread of columns_tiled has in flight
 
 // ---- reading a range: the loads every mapping shares ------------------------------------------
 
@@ -79,6 +80,45 @@ __device__ typename Op::Acc lane_accumulate(const T* p, std::size_t len, std::si
   }
   for (std::size_t i = head + vectors * kCount + lane; i < len; i += lanes)
     acc = Op::combine(acc, Op::load(p[i], first_index + i));
+  return acc;
+}
+
+// The same for elements [begin, end) of an input `in` of n elements that starts on a 16-byte
+// boundary, when the range itself does not: every aligned vector that overlaps the range is
+// loaded whole, and the elements outside the range are masked out. A short segment is then a few
+// 16-byte loads instead of up to three single-element loads at each end. Neighbours' elements are
+// read but not added; only a vector that would run past the input's end is read element by element.
+template <class Op, class T>
+__device__ typename Op::Acc lane_accumulate_masked(const T* in, std::size_t n, std::size_t begin, std::size_t end,
+                                                   unsigned lane, unsigned lanes) {
+  using Acc = typename Op::Acc;
+  using V = Vec16<T>;
+  constexpr unsigned kCount = V::kCount;
+  Acc acc = Op::identity();
+  if (begin >= end) return acc;
+  const std::size_t first = begin / kCount, last = (end - 1) / kCount;  // vectors overlapping the range
+  const auto add = [&](const V& x, std::size_t v) {
+#pragma unroll
+    for (unsigned j = 0; j < kCount; ++j) {
+      const std::size_t i = v * kCount + j;
+      if (i >= begin && i < end) acc = Op::combine(acc, Op::load(x.e[j], i - begin));
+    }
+  };
+  const auto load = [&](std::size_t v) {
+    if ((v + 1) * kCount <= n) return reinterpret_cast<const V*>(in)[v];
+    V x{};  // the input's last, partial vector: element by element
+    for (unsigned j = 0; v * kCount + j < n; ++j) x.e[j] = in[v * kCount + j];
+    return x;
+  };
+  std::size_t v = first + lane;
+  for (; v + (kUnroll - 1) * lanes <= last; v += kUnroll * lanes) {
+    V x[kUnroll];
+#pragma unroll
+    for (unsigned u = 0; u < kUnroll; ++u) x[u] = load(v + u * lanes);
+#pragma unroll
+    for (unsigned u = 0; u < kUnroll; ++u) add(x[u], v + u * lanes);
+  }
+  for (; v <= last; v += lanes) add(load(v), v);
   return acc;
 }
 
@@ -215,18 +255,18 @@ __global__ void __launch_bounds__(kBlock)
   for (unsigned j = 0; j < kCount; ++j) acc[j] = Op::identity();
   if (active) {
     std::size_t r = first + y;
-    for (; r + (kUnroll - 1) * R < last; r += kUnroll * R) {
-      Vec16<T> x4[kUnroll];
-      T x1[kUnroll];
+    for (; r + (kColumnUnroll - 1) * R < last; r += kColumnUnroll * R) {
+      Vec16<T> x4[kColumnUnroll];
+      T x1[kColumnUnroll];
 #pragma unroll
-      for (unsigned u = 0; u < kUnroll; ++u) {
+      for (unsigned u = 0; u < kColumnUnroll; ++u) {
         if constexpr (kVector)
           x4[u] = reinterpret_cast<const Vec16<T>*>(in + (r + u * R) * stride)[v];
         else
           x1[u] = in[(r + u * R) * stride + v];
       }
 #pragma unroll
-      for (unsigned u = 0; u < kUnroll; ++u)
+      for (unsigned u = 0; u < kColumnUnroll; ++u)
 #pragma unroll
         for (unsigned j = 0; j < kCount; ++j)
           acc[j] = Op::combine(acc[j], Op::load(kVector ? x4[u].e[j] : x1[u], r + u * R));
@@ -259,28 +299,27 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
-// The chunks' partials of each column, in chunk order: a thread per column where the chunks are
-// few (many columns), a warp per column where they are many (few columns: a thread alone would
-// wait for thousands of loads one after another).
+// The chunks' partials of each column: a block per 32 columns, its 8 warps taking chunks k, k + 8,
+// ... (each warp's load reads 32 neighbouring columns: 128 contiguous bytes), then the 8 meet in
+// shared memory in a fixed tree. Coalesced however many chunks and columns there are.
 template <class Op>
 __global__ void __launch_bounds__(kBlock)
     columns_combine(const typename Op::Acc* partials, std::size_t cols, unsigned chunks, void* out) {
-  const std::size_t c = std::size_t{blockIdx.x} * kBlock + threadIdx.x;
-  if (c >= cols) return;
-  typename Op::Acc acc = Op::identity();
-  for (unsigned k = 0; k < chunks; ++k) acc = Op::combine(acc, partials[k * cols + c]);
-  store_result<Op>(out, c, acc);
-}
-template <class Op>
-__global__ void __launch_bounds__(kBlock)
-    columns_combine_warp(const typename Op::Acc* partials, std::size_t cols, unsigned chunks, void* out) {
-  const std::size_t c = (std::size_t{blockIdx.x} * kBlock + threadIdx.x) / 32;
-  if (c >= cols) return;  // whole warps leave together
-  const unsigned lane = threadIdx.x % 32;
-  typename Op::Acc acc = Op::identity();
-  for (unsigned k = lane; k < chunks; k += 32) acc = Op::combine(acc, partials[k * cols + c]);
-  acc = group_reduce<Op, 32>(acc);
-  if (lane == 0) store_result<Op>(out, c, acc);
+  using Acc = typename Op::Acc;
+  constexpr unsigned kWarps = kBlock / 32;
+  __shared__ Acc tree[kWarps][32];
+  const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const std::size_t c = std::size_t{blockIdx.x} * 32 + lane;
+  Acc acc = Op::identity();
+  if (c < cols)
+    for (unsigned k = warp; k < chunks; k += kWarps) acc = Op::combine(acc, partials[k * cols + c]);
+  tree[warp][lane] = acc;
+  __syncthreads();
+  for (unsigned h = kWarps / 2; h > 0; h /= 2) {
+    if (warp < h) tree[warp][lane] = Op::combine(tree[warp][lane], tree[warp + h][lane]);
+    __syncthreads();
+  }
+  if (warp == 0 && c < cols) store_result<Op>(out, c, tree[0][lane]);
 }
 
 // The baseline: a thread per column walks down every row, one element at a time.
@@ -309,7 +348,7 @@ __device__ inline void segment_bounds(const std::int64_t* offsets, std::size_t s
 // is left to the chunks: the group marks, for every chunk of `chunk` elements it touches, which
 // segment it is (slot 0: the segment holding the chunk's first element; slot 1: a segment that
 // begins inside the chunk), and the two kernels below do the rest.
-template <class Op, class T, unsigned G>
+template <class Op, class T, unsigned G, bool kAligned>
 __global__ void __launch_bounds__(kBlock)
     segments_by_group(const T* in, const std::int64_t* offsets, std::size_t segments, std::size_t n,
                       std::size_t long_length, std::size_t chunk, void* out, std::uint32_t* chunk_segment) {
@@ -324,7 +363,9 @@ __global__ void __launch_bounds__(kBlock)
         chunk_segment[2 * c + (c * chunk < begin ? 1 : 0)] = static_cast<std::uint32_t>(s + 1);
       continue;
     }
-    const typename Op::Acc acc = group_reduce<Op, G>(lane_accumulate<Op>(in + begin, end - begin, 0, lane, G));
+    const typename Op::Acc acc =
+        group_reduce<Op, G>(kAligned ? lane_accumulate_masked<Op>(in, n, begin, end, lane, G)
+                                     : lane_accumulate<Op>(in + begin, end - begin, 0, lane, G));
     if (lane == 0) store_result<Op>(out, s, acc);
   }
 }
@@ -372,7 +413,8 @@ __global__ void __launch_bounds__(kBlock)
   segment_bounds(offsets, marked - 1, n, begin, end);
   const std::size_t last = (end - 1) / chunk, count = last - c + 1;
   Acc acc = Op::identity();
-  for (std::size_t j = threadIdx.x; j < count; j += kBlock)
+#pragma unroll 8
+  for (std::size_t j = threadIdx.x; j < count; j += kBlock)  // independent loads: 8 in flight
     acc = Op::combine(acc, partials[j == 0 ? 2 * c + slot : 2 * (c + j)]);
   acc = ch06::block_reduce<Op>(acc, per_warp);
   if (threadIdx.x == 0) store_result<Op>(out, marked - 1, acc);
@@ -405,7 +447,8 @@ struct Plan {
   std::size_t long_length = 0;    // segments: longer than this is split into chunks (0: never)
   std::size_t chunks = 0;         // segments: chunks of the input
   bool vector = false;            // columns: 16-byte loads across the row; rows: rows_aligned
-                                  // (every row on a 16-byte boundary, at most two vectors a lane)
+                                  // (every row on a 16-byte boundary, at most two vectors a lane);
+                                  // segments: masked 16-byte loads (the input on a 16-byte boundary)
   std::size_t scratch_bytes = 0;
 };
 
@@ -449,7 +492,7 @@ Plan plan(const BatchedCall& c) {
       const std::size_t across = std::max<std::size_t>(1, std::min<std::size_t>(V, kBlock)), deep = kBlock / across;
       const std::size_t blocks_x = std::max<std::size_t>(1, red::ceil_div(V, across));
       const std::size_t wanted = red::ceil_div(2 * resident, blocks_x);
-      const std::size_t most = std::max<std::size_t>(1, s.rows / (deep * 8));  // 8 rows a thread at least
+      const std::size_t most = std::max<std::size_t>(1, s.rows / (deep * 2 * kColumnUnroll));  // two trips a thread
       p.split = static_cast<unsigned>(std::min<std::size_t>({wanted, most, 65535}));
       p.chunk = std::max<std::size_t>(1, red::ceil_div(s.rows, p.split));
       p.split = static_cast<unsigned>(std::max<std::size_t>(1, red::ceil_div(s.rows, p.chunk)));
@@ -461,10 +504,14 @@ Plan plan(const BatchedCall& c) {
     if (p.strategy == Strategy::automatic) p.strategy = Strategy::segments_grouped;
     if (p.strategy != Strategy::segments_grouped && p.strategy != Strategy::segments_naive)
       throw std::invalid_argument("11_batched: strategy " + name(c.strategy) + " does not reduce segments");
+    // Up to about 8 vectors a lane: masked loads cost little per vector, so a thread takes a whole
+    // short segment (rows_aligned's two vectors a lane need rows on 16-byte boundaries).
     const std::size_t mean = s.segments ? s.n / s.segments : 0;
-    p.lanes = pow2_at_least(red::ceil_div(mean, 2 * kCount));
+    p.vector = reinterpret_cast<std::uintptr_t>(c.input) % 16 == 0;
+    p.lanes = pow2_at_least(red::ceil_div(mean, (p.vector ? 8 : 2) * kCount));
     if (p.strategy == Strategy::segments_grouped && s.n > 0) {
-      p.long_length = std::size_t{p.lanes} * kCount * 64;
+      // Longer than 64 vectors a lane, or than a block's one vector a thread: chunks.
+      p.long_length = std::max<std::size_t>(std::size_t{p.lanes} * kCount * 64, kBlock * kCount);
       p.chunk = p.long_length;
       p.chunks = red::ceil_div(s.n, p.chunk);
       red::ScratchCarver carve;  // as launch() carves it: the chunks' segments, then their partials
@@ -493,8 +540,12 @@ template <class Op, class T, unsigned G>
 void launch_segments_by_group(const BatchedCall& c, const Plan& p, std::uint32_t* chunk_segment) {
   const Shape& s = c.shape;
   const std::size_t blocks = std::min<std::size_t>(red::ceil_div(s.segments, kBlock / G), std::size_t{sm_count()} * 8);
-  segments_by_group<Op, T, G><<<static_cast<unsigned>(blocks), kBlock, 0, c.stream>>>(
-      static_cast<const T*>(c.input), s.offsets, s.segments, s.n, p.long_length, p.chunk, c.output, chunk_segment);
+  if (p.vector)
+    segments_by_group<Op, T, G, true><<<static_cast<unsigned>(blocks), kBlock, 0, c.stream>>>(
+        static_cast<const T*>(c.input), s.offsets, s.segments, s.n, p.long_length, p.chunk, c.output, chunk_segment);
+  else
+    segments_by_group<Op, T, G, false><<<static_cast<unsigned>(blocks), kBlock, 0, c.stream>>>(
+        static_cast<const T*>(c.input), s.offsets, s.segments, s.n, p.long_length, p.chunk, c.output, chunk_segment);
 }
 
 // Calls f(std::integral_constant<unsigned, G>) for the group size G = lanes (1, 2, ..., 32).
@@ -574,12 +625,9 @@ void launch(const BatchedCall& c) {
         columns_tiled<Op, T, true><<<grid, kBlock, shared, c.stream>>>(in, s.rows, s.cols, s.stride, p.chunk, c.output, partials);
       else
         columns_tiled<Op, T, false><<<grid, kBlock, shared, c.stream>>>(in, s.rows, s.cols, s.stride, p.chunk, c.output, partials);
-      if (p.split > 32)
-        columns_combine_warp<Op><<<static_cast<unsigned>(red::ceil_div(s.cols * 32, kBlock)), kBlock, 0, c.stream>>>(
-            partials, s.cols, p.split, c.output);
-      else if (p.split > 1)
-        columns_combine<Op><<<static_cast<unsigned>(red::ceil_div(s.cols, kBlock)), kBlock, 0, c.stream>>>(partials, s.cols,
-                                                                                                    p.split, c.output);
+      if (p.split > 1)
+        columns_combine<Op><<<static_cast<unsigned>(red::ceil_div(s.cols, 32)), kBlock, 0, c.stream>>>(partials, s.cols,
+                                                                                                p.split, c.output);
       break;
     }
     case Strategy::columns_naive:

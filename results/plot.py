@@ -2,10 +2,12 @@
 """Turns the benchmark's Google Benchmark output into the tutorial's CSV, charts and tables.
 
     plot.py csv BENCH_JSON OUT_CSV       reduction_bench's JSON (--benchmark_out_format=json) ->
-                                         bench.csv, one row per (chapter, kernel, op, dtype, n),
-                                         and floor.csv beside it (the empty kernel's times)
+                                         bench.csv, one row per (chapter, kernel, op, dtype, n,
+                                         shape, params), and floor.csv beside it (the empty
+                                         kernel's times)
     plot.py charts RESULTS_DIR           RESULTS_DIR/bench.csv and machine.txt -> the charts of
-                                         CHART_DRAWERS and tables.md, written into RESULTS_DIR
+                                         CHART_DRAWERS (batched.png too, where bench.csv has
+                                         batched rows) and tables.md, written into RESULTS_DIR
     plot.py tables RESULTS_DIR           tables.md only, without matplotlib
     plot.py compare RESULTS_DIR OTHER    this run's GB/s divided by OTHER's, printed and written
                                          to RESULTS_DIR/compare.md
@@ -29,17 +31,28 @@ import sys
 # inputs only, where launches matter; graph_us is empty where a call cannot be captured.
 # variant_of: K of the benchmark's label "variant of K", empty for the lessons' and the
 # libraries' kernels; params: "key=value;..." from its counters param_<key>, keys sorted.
+# layout, segments, length: the shape, last so that the columns before keep their places. A
+# chapter's reduction of n elements into one value is "flat", 1 segment of length n; chapter 11
+# reduces many at once: "rows" and "columns" of a [B, L] matrix (segments B, length L), or
+# "segments" of varying length (their number, and their mean length n / segments).
 CSV_COLUMNS = ["chapter", "kernel", "dtype", "op", "n", "bytes", "time_us", "time_p10_us",
                "time_p90_us", "latency_us", "b2b_us", "graph_us", "gbps", "pct_peak",
-               "l2_resident", "ratio_to_cub", "variant_of", "params"]
+               "l2_resident", "ratio_to_cub", "variant_of", "params", "layout", "segments",
+               "length"]
 # A bench.csv from an older benchmark lacks these; it still reads (every kernel then counts as a
-# lesson's, and the times it lacks are unknown), so that `compare` can set a new run against it.
+# lesson's, every row as flat, and the times it lacks are unknown), so that `compare` can set a
+# new run against it.
 OPTIONAL_COLUMNS = ["time_p10_us", "time_p90_us", "latency_us", "b2b_us", "graph_us",
-                    "variant_of", "params"]
+                    "variant_of", "params", "layout", "segments", "length"]
+FLAT = "flat"
+# The layouts in reading order; a batched row's counter layout_id numbers them from 1 on.
+LAYOUTS = [FLAT, "rows", "columns", "segments"]
 # Counters common/bench.cpp sets on every benchmark row, and those it sets on some only.
 JSON_COUNTERS = ["n", "bytes", "time_us", "time_p10_us", "time_p90_us", "latency_us", "gbps",
                  "pct_peak", "l2_resident"]
 OPTIONAL_COUNTERS = ["b2b_us", "graph_us"]
+# A batched row's counters besides those: layout_id (an index into LAYOUTS), and its shape.
+BATCHED_COUNTERS = ["segments", "length"]
 # Beside the chapters the benchmark times an empty kernel the same ways, named
 # floor/<kernel>/none/none/0: the floor under every call. It is no chapter's kernel, so it goes
 # to floor.csv next to bench.csv, never into bench.csv's tables, charts or comparisons.
@@ -50,6 +63,13 @@ FLOOR_COLUMNS = ["kernel", "time_us", "time_p10_us", "time_p90_us", "latency_us"
 FLOOR_KERNEL = "empty_kernel"
 
 CUB_CHAPTER = "09_cub_comparison"
+# The batched rows' yardstick: CUB's segmented reduction, measured on rows and segments (CUB
+# has no column reduction, so columns are set against their naive mapping instead).
+BATCHED_CHAPTER = "11_batched"
+BATCHED_BASELINE = "cub_segmented_reduce"
+NAIVE_MAPPING = {"reduce_columns": "reduce_columns_naive"}
+# The automatic choice of reduce_rows, its counter param_strategy_id, by name.
+ROW_STRATEGIES = {1: "thread_per_row", 2: "group_per_row", 3: "block_per_row", 4: "blocks_per_row"}
 # The launch-cost chart sets the one-launch chapter against the two-launch one and the library.
 TWO_PASS_CHAPTER = "07_two_pass"
 SINGLE_PASS_CHAPTER = "10_single_pass"
@@ -59,9 +79,11 @@ TIME_TABLE_MAX_N = 2 ** 22  # below this a call is latency-bound: time per call 
 L2_FOOTNOTE = "L2-resident: input no larger than L2, measured hot (larger inputs are measured cold)"
 
 # The charts of a results folder, in the order the README shows them, with the alt text it gives
-# them. `charts` draws those CHART_DRAWERS names; a chart drawn by a script of its own is listed
-# here too, so that the README links it: the headline chart, achieved bandwidth against bytes in
-# flight per SM, comes from results/lessons.py (it needs the profiler's and the latency's files).
+# them. `charts` draws those CHART_DRAWERS names, and BATCHED_CHART where bench.csv has batched
+# rows; a chart drawn by a script of its own is listed here too, so that the README links it: the
+# headline chart, achieved bandwidth against bytes in flight per SM, comes from results/lessons.py
+# (it needs the profiler's and the latency's files). The README links those that exist.
+BATCHED_CHART = "batched.png"
 CHARTS = [
     ("bytes_in_flight.png", "Bandwidth against bytes in flight per SM, with Little's law"),
     ("bandwidth_vs_n.png", "f32 sum bandwidth vs. input size"),
@@ -71,6 +93,7 @@ CHARTS = [
     ("chapters.png", "Bandwidth per chapter at a DRAM-resident size"),
     ("dtypes.png", "f16, bf16 and f32 sums"),
     ("dot.png", "Dot products"),
+    (BATCHED_CHART, "f32 sums of many rows, columns or segments at once: bandwidth vs. length"),
 ]
 
 # Sections of tables.md and the READMEs come in this order; anything else follows alphabetically.
@@ -114,7 +137,22 @@ def is_baseline(kernel):
 
 
 def row_key(row):
+    """What one measurement is; repetitions of it share the key. Batched shapes can read the same
+    n (1024 rows of 65536, 65536 of 1024; segments of uniform or heavy-tailed lengths, told
+    apart by param_heavy), so the shape and the params count too."""
+    return (row["chapter"], row["kernel"], row["op"], row["dtype"], row["n"], row["layout"],
+            row["segments"], row["length"], tuple(sorted(row["params"].items())))
+
+
+def flat_key(row):
+    """A flat row's (chapter, kernel, op, dtype, n): what ratio_to_cub and `compare` match on."""
     return row["chapter"], row["kernel"], row["op"], row["dtype"], row["n"]
+
+
+def batched_key(row):
+    """Where a batched row is compared with another kernel's: the same op, dtype and shape."""
+    return (row["op"], row["dtype"], row["n"], row["layout"], row["segments"], row["length"],
+            row["params"].get("heavy"))
 
 
 def kernel_key(row):
@@ -127,7 +165,15 @@ def kernel_key(row):
 
 
 def sort_rows(rows):
-    return sorted(rows, key=lambda r: (kernel_key(r), r["op"], r["dtype"], r["n"]))
+    """Flat rows by kernel_key, op, dtype and n; after them the batched rows, kernel by kernel
+    (its params vary with the shape: reduce_rows's automatic choice), then by shape."""
+    def key(r):
+        if r["layout"] == FLAT:
+            return 0, kernel_key(r), r["op"], r["dtype"], r["n"]
+        return (1, r["chapter"], is_baseline(r["kernel"]), r["variant_of"] != "", r["kernel"],
+                LAYOUTS.index(r["layout"]), r["op"], r["dtype"], r["params"].get("heavy", 0),
+                r["length"], r["segments"], r["n"], sorted(r["params"].items()))
+    return sorted(rows, key=key)
 
 
 # ---- Google Benchmark JSON -> bench.csv -----------------------------------------------------
@@ -212,7 +258,16 @@ def command_csv(bench_json, out_csv):
         row.update(chapter=fields[0], kernel=fields[1], op=fields[2], dtype=fields[3],
                    n=int(fields[4]), l2_resident=row["l2_resident"] != 0, variant_of=variant_of,
                    params={key[len("param_"):]: counter(entry, key)
-                           for key in entry if key.startswith("param_")})
+                           for key in entry if key.startswith("param_")},
+                   layout=FLAT, segments=1, length=int(fields[4]))
+        # A batched row says its shape in counters (its name's last field only labels it).
+        if "layout_id" in entry:
+            layout_id = counter(entry, "layout_id")
+            if layout_id not in range(1, len(LAYOUTS)):
+                raise InputError(f"{bench_json}: benchmark {name!r} has layout_id {layout_id:g}, "
+                                 f"not 1 to {len(LAYOUTS) - 1} ({', '.join(LAYOUTS[1:])})")
+            row.update(layout=LAYOUTS[int(layout_id)],
+                       **{key: int(counter(entry, key)) for key in BATCHED_COUNTERS})
         runs.setdefault(row_key(row), []).append(row)
     if skipped:
         print(f"plot.py: warning: {len(skipped)} benchmark(s) failed or were skipped and are left "
@@ -226,10 +281,16 @@ def command_csv(bench_json, out_csv):
 
     rows = [median_run(rs) for rs in runs.values()]
     # ratio_to_cub: GB/s over the GB/s of the baseline row with the same op, dtype and n (empty
-    # when that row was not measured). The baseline's own rows get 1.
-    gbps = {row_key(r): r["gbps"] for r in rows}
+    # when that row was not measured); a batched row's, over CUB's segmented reduction's at the
+    # same shape (empty for columns). The baseline's own rows get 1.
+    gbps = {flat_key(r): r["gbps"] for r in rows if r["layout"] == FLAT}
+    batched_gbps = {batched_key(r): r["gbps"] for r in rows if r["layout"] != FLAT
+                    and (r["chapter"], r["kernel"]) == (BATCHED_CHAPTER, BATCHED_BASELINE)}
     for r in rows:
-        base = gbps.get(baseline_for(r["op"], r["dtype"]) + (r["op"], r["dtype"], r["n"]))
+        if r["layout"] == FLAT:
+            base = gbps.get(baseline_for(r["op"], r["dtype"]) + (r["op"], r["dtype"], r["n"]))
+        else:
+            base = batched_gbps.get(batched_key(r))
         r["ratio_to_cub"] = r["gbps"] / base if base else None
     write_csv(sort_rows(rows), out_csv)
     print(f"wrote {len(rows)} rows to {out_csv}")
@@ -261,7 +322,12 @@ def parse_row(raw, where):
                 for column in ("time_p10_us", "time_p90_us", "latency_us", "b2b_us", "graph_us")})
     row.update(n=int(number("n")), l2_resident=raw["l2_resident"] == "true",
                ratio_to_cub=number("ratio_to_cub") if raw["ratio_to_cub"] else None,
-               variant_of=raw.get("variant_of") or "", params={})
+               variant_of=raw.get("variant_of") or "", params={}, layout=raw.get("layout") or FLAT)
+    if row["layout"] not in LAYOUTS:
+        raise InputError(f"{where}: layout {row['layout']!r} is not one of {', '.join(LAYOUTS)}")
+    # A flat row, or one from before the shape columns: one segment of n elements.
+    row.update(segments=int(number("segments")) if raw.get("segments") else 1,
+               length=int(number("length")) if raw.get("length") else row["n"])
     for item in filter(None, (raw.get("params") or "").split(";")):  # 'coarsening=4;unroll=8'
         key, _, value = item.partition("=")
         try:
@@ -344,9 +410,31 @@ def read_floor(results_dir):
     return floor
 
 
-def load_results(results_dir):
+def read_results(results_dir):
+    """Every row of RESULTS_DIR/bench.csv, flat and batched, and its machine.txt."""
     return (read_csv(os.path.join(results_dir, "bench.csv")),
             Machine(os.path.join(results_dir, "machine.txt")))
+
+
+def load_results(results_dir):
+    """bench.csv's flat rows and machine.txt: what every table and chart of one reduction reads
+    (batched_rows has the others)."""
+    rows, machine = read_results(results_dir)
+    return flat_rows(rows), machine
+
+
+def flat_rows(rows):
+    return [r for r in rows if r["layout"] == FLAT]
+
+
+def batched_rows(rows):
+    """The rows of many reductions at once (chapter 11), sorted by layout, shape, then kernel:
+    the lesson's, its variants (in kernel_key order), the library's."""
+    kernel_order = {(r["chapter"], r["kernel"]): i for i, r in enumerate(kernel_rows(rows))}
+    return sorted((r for r in rows if r["layout"] != FLAT), key=lambda r: (
+        LAYOUTS.index(r["layout"]), r["length"], r["segments"], r["params"].get("heavy", 0),
+        r["n"], is_baseline(r["kernel"]), r["variant_of"] != "",
+        kernel_order[r["chapter"], r["kernel"]]))
 
 
 # ---- Selections and Markdown tables (scripts/update_readme.py uses these too) ---------------
@@ -457,7 +545,56 @@ def small_ns(part, ns, field):
     return [n for n in ns if n <= TIME_TABLE_MAX_N and any(r[field] for r in part if r["n"] == n)]
 
 
+def distribution(row):
+    """Segments' lengths, uniform or heavy-tailed (param_heavy); '' for layouts of one length."""
+    if row["layout"] != "segments":
+        return ""
+    return "heavy-tailed" if row["params"].get("heavy") else "uniform"
+
+
+def naive_ratio(row, rows):
+    """A kernel's GB/s over its naive mapping's (NAIVE_MAPPING) at the same op, dtype and shape,
+    found in rows; None for other kernels, or where the naive one was not measured."""
+    naive = NAIVE_MAPPING.get(row["kernel"])
+    base = next((r for r in rows if (r["chapter"], r["kernel"]) == (row["chapter"], naive)
+                 and batched_key(r) == batched_key(row)), None)
+    return row["gbps"] / base["gbps"] if base else None
+
+
+def count_label(count):
+    """Rows, segments or a length: 2^k from 2^10 on, where powers of two are the rule; a plain
+    number below (2, not 2^1) and for any other count."""
+    return pow2_label(count) if count >= 1024 else str(count)
+
+
+def batched_tables(rows):
+    """tables.md's section of the batched rows: per op and dtype, every kernel at every shape."""
+    lines = ["## Batched reductions", "",
+             "Many reductions in one call: the rows or the columns of a [B, L] matrix, or segments "
+             "of varying length (their number, their mean length, and whether the lengths are "
+             "uniform or heavy-tailed). GB/s counts the elements read once. "
+             f"× `{BATCHED_BASELINE}`: GB/s divided by CUB's segmented reduction's at the same "
+             "shape (CUB has no column reduction); × naive mapping: "
+             + ", ".join(f"`{k}` divided by `{naive}`" for k, naive in NAIVE_MAPPING.items())
+             + ", at the same shape.", ""]
+    header = ["Layout", "B or segments", "L or mean length", "Lengths", "Kernel", "GB/s",
+              "% of DRAM peak", f"× `{BATCHED_BASELINE}`", "× naive mapping"]
+    for op, dtype in sections(rows):
+        part = select(rows, op, dtype)
+        body = [[r["layout"], count_label(r["segments"]), count_label(r["length"]), distribution(r),
+                 f"`{r['kernel']}`"] + [format_cell(r, field) for field in ("gbps", "pct_peak")]
+                + [format_cell(r, "ratio_to_cub"),
+                   format_cell(dict(r, ratio_to_cub=naive_ratio(r, part)), "ratio_to_cub")]
+                for r in part]
+        lines += [f"### {op}, {dtype}", ""] + markdown_table(header, body, text_columns=5) + [""]
+        if any(r["l2_resident"] for r in part):
+            lines += [f"\\* {L2_FOOTNOTE}.", ""]
+    return lines
+
+
 def write_tables(results_dir, rows, machine):
+    """tables.md of every row: the flat rows' sections, then the batched rows' (if any)."""
+    rows, batched = flat_rows(rows), batched_rows(rows)
     lines = [f"# Benchmark tables: {machine.gpu}", "",
              "Generated by `results/plot.py charts` from `bench.csv`; do not edit by hand.",
              f"GB/s counts 10^9 bytes per second; % of peak is relative to the theoretical DRAM "
@@ -494,6 +631,8 @@ def write_tables(results_dir, rows, machine):
                 lines += kernel_table(part, [(pow2_label(n), n, field) for n in columns]) + [""]
                 if any(r["l2_resident"] for r in part if r["n"] in columns):
                     lines += [f"\\* {L2_FOOTNOTE}.", ""]
+    if batched:
+        lines += batched_tables(batched)
     with open(os.path.join(results_dir, "tables.md"), "w", encoding="utf-8") as f:
         f.write("\n".join(lines) + "\n")
     print(f"wrote tables.md in {results_dir}")
@@ -842,6 +981,67 @@ def chart_chapters(rows, machine, colors, path):
     _save(fig, path)
 
 
+# The batched chart: a colour per layout, CUB in its black; a marker per layout (heavy-tailed
+# segments their own), and a line style per kind: the lessons solid, CUB dashed, heavy-tailed
+# segments dash-dotted.
+LAYOUT_COLORS = {"rows": "#1f77b4", "columns": "#ff7f0e", "segments": "#2ca02c"}
+LAYOUT_MARKERS = {"rows": "o", "columns": "s", "segments": "^"}
+
+
+def chart_batched(rows, machine, path):
+    """GB/s of the batched f32 sums against L, the length of a row or column or the segments'
+    mean length, log2: the lessons' kernels (segments of uniform and heavy-tailed lengths apart)
+    and CUB's segmented reduction, under the DRAM and copy bandwidths. The variants are in the
+    tables. A kernel measured at several shapes of one length is drawn at the largest n."""
+    title = f"Batched f32 sums: bandwidth vs. length ({machine.gpu})"
+    series = {}
+    for r in sorted(select(rows, "sum", "f32"), key=lambda r: (r["length"], -r["n"])):
+        if not r["variant_of"]:
+            heavy = bool(r["params"].get("heavy"))
+            line = series.setdefault((is_baseline(r["kernel"]), LAYOUTS.index(r["layout"]), heavy,
+                                      r["kernel"]), [])
+            if not line or line[-1]["length"] != r["length"]:
+                line.append(r)
+    if not series:
+        return _placeholder(path, title, "No batched f32 sum rows in bench.csv.")
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(11, 6))
+    for (baseline, _, heavy, kernel), line in sorted(series.items()):
+        layout = line[0]["layout"]
+        color = LIBRARY_COLORS["cub_"] if baseline else LAYOUT_COLORS[layout]
+        style = "-." if heavy else "--" if baseline else "-"
+        marker = "v" if heavy else LAYOUT_MARKERS[layout]
+        shape = f"segments of {distribution(line[0])} lengths" if layout == "segments" else layout
+        label = f"{kernel}, {shape}" + (" (baseline)" if baseline else "")
+        ax.plot([r["length"] for r in line], [r["gbps"] for r in line], color=color,
+                linestyle=style, marker=marker, markersize=5, linewidth=1.6, label=label)
+        l2 = [r for r in line if r["l2_resident"]]  # L2-resident points: hollow markers
+        if l2:
+            ax.plot([r["length"] for r in l2], [r["gbps"] for r in l2], linestyle="none",
+                    marker=marker, markersize=5, color=color, markerfacecolor="white")
+    shown = [r for line in series.values() for r in line]
+    lengths = sorted({r["length"] for r in shown})
+    _log2_n_axis(ax, lengths, plt)
+    ax.set_xlim(lengths[0] / 1.5, lengths[-1] * 1.5)
+    ax.set_xlabel("L: elements per row or column, or the segments' mean length (log scale)")
+    _bandwidth_roofs(ax, machine)
+    ax.set_yscale("log")  # short rows reach a few GB/s, which a linear axis would draw as zero
+    ax.set_ylim(min(r["gbps"] for r in shown) / 1.5,
+                max([machine.dram_gbps] + [r["gbps"] for r in shown]) * 2.2)
+    ax.set_ylabel("achieved bandwidth (GB/s, 10⁹ bytes/s, log scale)")
+    ax.set_title(title)
+    ax.grid(True, which="major", alpha=0.3)
+    handles, labels = ax.get_legend_handles_labels()
+    handles += [plt.Line2D([], [], color="gray", marker="o", linestyle="none"),
+                plt.Line2D([], [], color="gray", marker="o", markerfacecolor="white",
+                           linestyle="none")]
+    labels += ["filled marker: measured cold (input larger than L2)",
+               "hollow marker: L2-resident, measured hot"]
+    ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8.5,
+              frameon=False)
+    _save(fig, path)
+
+
 CHART_DRAWERS = {
     "bandwidth_vs_n.png": chart_bandwidth_vs_n,
     "time_vs_n.png": chart_time_vs_n,
@@ -853,7 +1053,8 @@ CHART_DRAWERS = {
 
 
 def charts(results_dir):
-    rows, machine = load_results(results_dir)
+    every, machine = read_results(results_dir)
+    rows, batched = flat_rows(every), batched_rows(every)
     # The charts draw the lessons' kernels and the libraries'. A variant is measured at a few
     # sizes for a comparison with its lesson kernel, which the tables make better than a line
     # of two points would.
@@ -862,27 +1063,38 @@ def charts(results_dir):
     drawn = [name for name, _ in CHARTS if name in CHART_DRAWERS]
     for name in drawn:
         CHART_DRAWERS[name](shown, machine, colors, os.path.join(results_dir, name))
+    # The batched chart where the run has batched rows. A run without leaves none: the README
+    # links the charts that exist, and one of an earlier run would show other numbers.
+    batched_chart = os.path.join(results_dir, BATCHED_CHART)
+    if batched:
+        chart_batched(batched, machine, batched_chart)
+        drawn.append(BATCHED_CHART)
+    elif os.path.exists(batched_chart):
+        os.remove(batched_chart)
+        print(f"removed {batched_chart}: bench.csv has no batched rows")
     variants = [f"{chapter}/{kernel}" for chapter, kernel in
-                kernels_of([r for r in rows if r["variant_of"]])]
+                kernels_of([r for r in every if r["variant_of"]])]
     if variants:
         print(f"charts leave out the variants (tables.md has them): {', '.join(variants)}")
     print(f"wrote {', '.join(drawn)} in {results_dir}")
-    write_tables(results_dir, rows, machine)
+    write_tables(results_dir, every, machine)
 
 
 # ---- Comparing two runs ---------------------------------------------------------------------
 
 def compare(results_dir, other_dir):
-    rows = read_csv(os.path.join(results_dir, "bench.csv"))
-    other_rows = read_csv(os.path.join(other_dir, "bench.csv"))
+    # Flat rows, matched on (chapter, kernel, op, dtype, n), so that a run from before the
+    # shape and params columns still matches.
+    rows = flat_rows(read_csv(os.path.join(results_dir, "bench.csv")))
+    other_rows = flat_rows(read_csv(os.path.join(other_dir, "bench.csv")))
     name, other_name = os.path.normpath(results_dir), os.path.normpath(other_dir)
     if os.path.basename(name) != os.path.basename(other_name):  # else the whole paths
         name, other_name = os.path.basename(name), os.path.basename(other_name)
-    other = {row_key(r): r for r in other_rows}
+    other = {flat_key(r): r for r in other_rows}
     # Row-shaped records, the ratio in ratio_to_cub, so that kernel_table lays them out; the L2
     # mark follows this run.
-    matched = [dict(r, ratio_to_cub=r["gbps"] / other[row_key(r)]["gbps"])
-               for r in rows if row_key(r) in other]
+    matched = [dict(r, ratio_to_cub=r["gbps"] / other[flat_key(r)]["gbps"])
+               for r in rows if flat_key(r) in other]
     if not matched:
         raise InputError(f"no (chapter, kernel, op, dtype, n) in common between {name} and "
                          f"{other_name}")
@@ -913,7 +1125,7 @@ def compare(results_dir, other_dir):
 COMMANDS = {  # name: (function, help, its arguments)
     "csv": (command_csv, "Google Benchmark JSON -> tidy CSV", ["bench_json", "out_csv"]),
     "charts": (charts, "bench.csv + machine.txt -> PNG charts and tables.md", ["results_dir"]),
-    "tables": (lambda results_dir: write_tables(results_dir, *load_results(results_dir)),
+    "tables": (lambda results_dir: write_tables(results_dir, *read_results(results_dir)),
                "bench.csv + machine.txt -> tables.md (no matplotlib needed)", ["results_dir"]),
     "compare": (compare, "GB/s ratios between two result folders", ["results_dir", "other_dir"]),
 }

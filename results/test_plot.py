@@ -21,6 +21,7 @@ PLOT = os.path.join(HERE, "plot.py")
 UPDATE_README = os.path.join(ROOT, "scripts", "update_readme.py")
 TESTDATA = os.path.join(HERE, "testdata")
 BENCH_JSON = os.path.join(TESTDATA, "bench.json")
+BATCHED_JSON = os.path.join(TESTDATA, "batched.json")  # chapter 11's rows, a few flat ones, the floor
 MACHINE_TXT = os.path.join(TESTDATA, "machine.txt")
 PUBLISHED = os.path.join(HERE, "h200")
 MARKED = "# Chapter\n\nThe idea.\n\n<!-- results:begin -->\nstale\n<!-- results:end -->\n\nAfter.\n"
@@ -58,6 +59,11 @@ def kernel_entries():
     return [e for e in json_entries() if e["name"] != FLOOR_NAME]
 
 
+def batched_json_entries():
+    """batched.json's entries of chapter 11's batched rows (those with a layout_id)."""
+    return [e for e in json.loads(read(BATCHED_JSON))["benchmarks"] if "layout_id" in e]
+
+
 def write_json(path, entries):
     write(path, json.dumps({"context": {}, "benchmarks": entries}))
 
@@ -93,6 +99,7 @@ def ratio(row, other):
 class Results(unittest.TestCase):
     """A temporary tree shaped like the repository: results/h200/ holds bench.csv converted from
     the test JSON and machine.txt; chapter folders go next to it."""
+    bench_json = BENCH_JSON
 
     def setUp(self):
         self.dir = tempfile.mkdtemp(prefix="plot_test_")
@@ -101,7 +108,7 @@ class Results(unittest.TestCase):
         self.csv = os.path.join(self.results, "bench.csv")
         self.floor_csv = os.path.join(self.results, "floor.csv")
         os.makedirs(self.results)
-        self.csv_run = run(PLOT, "csv", BENCH_JSON, self.csv)
+        self.csv_run = run(PLOT, "csv", self.bench_json, self.csv)
         self.assertEqual(self.csv_run.returncode, 0, self.csv_run.stderr)
         shutil.copy(MACHINE_TXT, self.results)
         self.rows = plot.read_csv(self.csv)
@@ -127,7 +134,7 @@ class TestCsv(Results):
         # The committed inputs are what make_testdata.py writes: no hand edits drift in.
         done = run(os.path.join(TESTDATA, "make_testdata.py"), self.dir)
         self.assertEqual(done.returncode, 0, done.stderr)
-        for name in ("bench.json", "machine.txt"):
+        for name in ("bench.json", "batched.json", "machine.txt"):
             self.assertEqual(read(self.path(name)), read(os.path.join(TESTDATA, name)), name)
 
     def test_rows_and_the_failed_run(self):
@@ -220,6 +227,15 @@ class TestCsv(Results):
         self.assertEqual(len(rows), len(self.rows))
         self.assertTrue(all(r["b2b_us"] is None and r["graph_us"] is None for r in rows))
         self.assertEqual([dict(r, b2b_us=None, graph_us=None) for r in self.rows], rows)
+
+    def test_flat_rows_have_one_segment_of_n(self):
+        header = read(self.csv).splitlines()[0].split(",")
+        self.assertEqual(header[-3:], ["layout", "segments", "length"])  # after params
+        self.assertTrue(all((r["layout"], r["segments"], r["length"]) == ("flat", 1, r["n"])
+                            for r in self.rows))
+        # A bench.csv from before the shape columns reads the same.
+        without_columns(self.csv, {"layout", "segments", "length"})
+        self.assertEqual(plot.read_csv(self.csv), self.rows)
 
     def test_variant_of_and_params_come_from_the_label_and_counters(self):
         with open(self.csv, newline="", encoding="utf-8") as f:
@@ -445,7 +461,8 @@ class TestMalformedInput(Results):
 
         self.assertFailsCleanly(self.charts_on([""]), "empty")
         self.assertFailsCleanly(self.charts_on(lines[:1]), "no data rows")
-        cut = [",".join(line.split(",")[:-3]) for line in lines]  # no ratio_to_cub and after
+        end = plot.CSV_COLUMNS.index("ratio_to_cub")
+        cut = [",".join(line.split(",")[:end]) for line in lines]  # no ratio_to_cub and after
         self.assertFailsCleanly(self.charts_on(cut), "lacks column(s): ratio_to_cub")
         self.assertFailsCleanly(self.charts_on(with_field("gbps", "fast")), "gbps", "not a number")
         self.assertFailsCleanly(self.charts_on(with_field("params", "unroll")), "params", "key=number")
@@ -724,6 +741,264 @@ class TestChapterReadme(Results):
         self.assertIn("error: " + self.csv + " has no rows of chapter 10_new", done.stderr)
         for path in (self.path("README.md"), self.path("01_naive", "README.md")):
             self.assertEqual(read(path), MARKED)
+
+
+class TestBatched(Results):
+    """Chapter 11's rows: many reductions at once, marked by the counters layout_id, segments and
+    length (batched.json, beside a few flat rows and the floor)."""
+    bench_json = BATCHED_JSON
+
+    def batched(self, kernel, layout, segments, length, op="sum", dtype="f32", heavy=None):
+        return next(r for r in self.rows if (r["kernel"], r["layout"], r["segments"], r["length"],
+                                             r["op"], r["dtype"], r["params"].get("heavy"))
+                    == (kernel, layout, segments, length, op, dtype, heavy))
+
+    def chapter(self, name="11_batched"):
+        write(self.path(name, "README.md"), MARKED)
+        return self.path(name)
+
+    def update(self, name="11_batched"):
+        done = run(UPDATE_README, "--chapter", self.chapter(name), self.results)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        return read(self.path(name, "README.md")), done
+
+    def test_shape_columns_come_from_the_counters(self):
+        self.assertEqual(len(self.rows), len(json.loads(read(BATCHED_JSON))["benchmarks"]) - 1)
+        with open(self.csv, newline="", encoding="utf-8") as f:
+            got = {(r["kernel"], r["dtype"], r["op"], r["params"], r["layout"], r["segments"], r["length"])
+                   for r in csv.DictReader(f)}
+        self.assertIn(("cub_sum", "f32", "sum", "", "flat", "1", str(2 ** 28)), got)
+        self.assertIn(("reduce_rows", "f32", "sum", "strategy_id=2", "rows", str(2 ** 16), "256"), got)
+        self.assertIn(("reduce_columns_naive", "f32", "sum", "", "columns", str(2 ** 14), "1024"), got)
+        self.assertIn(("reduce_segments", "f32", "sum", "heavy=1", "segments", str(2 ** 18), "64"), got)
+        self.assertIn(("cub_segmented_reduce", "f32", "sum", "heavy=0", "segments", str(2 ** 18), "64"), got)
+        self.assertEqual(self.batched("reduce_rows_blocks_per_row", "rows", 16, 2 ** 20)["variant_of"],
+                         "reduce_rows")
+        self.assertTrue(self.batched("reduce_columns", "columns", 2 ** 10, 2 ** 10)["l2_resident"])
+
+    def test_equal_n_shapes_do_not_merge(self):
+        # Every entry is a row of its own: the shapes of one n, and the two distributions of
+        # segments of one number and mean length.
+        n = 2 ** 24
+        columns = [r for r in self.rows if (r["kernel"], r["dtype"], r["n"]) == ("reduce_columns", "f32", n)]
+        self.assertEqual(sorted((r["segments"], r["length"]) for r in columns),
+                         [(2 ** 10, 2 ** 14), (2 ** 14, 2 ** 10)])
+        uniform, heavy = (self.batched("reduce_segments", "segments", 2 ** 14, 2 ** 10, heavy=h)
+                          for h in (0, 1))
+        self.assertEqual(uniform["n"], heavy["n"])
+        self.assertGreater(uniform["gbps"], heavy["gbps"])
+        # Repetitions of one shape still give one row, the median run.
+        entries = json.loads(read(BATCHED_JSON))["benchmarks"]
+        again = next(e for e in entries if e["name"].startswith("11_batched/reduce_segments/sum/f32/"))
+        write_json(self.path("b.json"), entries + [dict(again, time_us=scale * again["time_us"],
+                                                        repetition_index=i)
+                                                   for i, scale in ((1, 2.0), (2, 0.5))])
+        self.assertEqual(run(PLOT, "csv", self.path("b.json"), self.csv).returncode, 0)
+        self.assertEqual(plot.read_csv(self.csv), self.rows)
+
+    def test_ratio_to_cub(self):
+        for r in plot.batched_rows(self.rows):  # CUB's segmented reduction at the same shape
+            cub = [c for c in self.rows if c["kernel"] == "cub_segmented_reduce"
+                   and plot.batched_key(c) == plot.batched_key(r)]
+            if r["layout"] == "columns":
+                self.assertEqual(cub, [])
+                self.assertIsNone(r["ratio_to_cub"])
+            else:
+                self.assertEqual(len(cub), 1, r)
+                self.assertAlmostEqual(r["ratio_to_cub"], r["gbps"] / cub[0]["gbps"])
+        heavy = self.batched("reduce_segments", "segments", 2 ** 18, 64, heavy=1)
+        self.assertAlmostEqual(heavy["ratio_to_cub"], heavy["gbps"] / self.batched(
+            "cub_segmented_reduce", "segments", 2 ** 18, 64, heavy=1)["gbps"])
+        # The flat rows keep theirs: against cub_sum at the same n.
+        single, cub = (next(r for r in self.rows if (r["kernel"], r["n"]) == (k, 2 ** 28))
+                       for k in ("reduce_single_pass", "cub_sum"))
+        self.assertAlmostEqual(single["ratio_to_cub"], single["gbps"] / cub["gbps"])
+
+    def test_bad_layout(self):
+        entries = json.loads(read(BATCHED_JSON))["benchmarks"]
+        write_json(self.path("b.json"), entries + [dict(batched_json_entries()[0], layout_id=7.0)])
+        self.assertFailsCleanly(run(PLOT, "csv", self.path("b.json"), self.path("o.csv")),
+                                "layout_id 7", "rows, columns, segments")
+        write(self.csv, read(self.csv).replace(",rows,", ",tiles,", 1))
+        self.assertFailsCleanly(run(PLOT, "tables", self.results), "layout 'tiles'")
+
+    def test_flat_tables_charts_and_readmes_unchanged_by_batched_rows(self):
+        # One folder of the flat rows, one of the same with batched rows beside them.
+        folders = {}
+        for name, entries in (("flat", json_entries()), ("both", json_entries() + batched_json_entries())):
+            folder = folders[name] = self.path(name, "results", "h200")
+            os.makedirs(folder)
+            write_json(self.path(name, "bench.json"), entries)
+            self.assertEqual(run(PLOT, "csv", self.path(name, "bench.json"),
+                                 os.path.join(folder, "bench.csv")).returncode, 0)
+            shutil.copy(MACHINE_TXT, folder)
+            write(self.path(name, "README.md"), MARKED)
+            for chapter in ("05_coarsened", "09_cub_comparison", "10_single_pass"):
+                write(self.path(name, chapter, "README.md"), MARKED)
+            done = run(UPDATE_README, "--all", self.path(name, "README.md"), folder)
+            self.assertEqual(done.returncode, 0, done.stderr)
+            self.assertEqual(run(PLOT, "charts", folder).returncode, 0)
+        flat, both = (read(os.path.join(folders[name], "tables.md")) for name in ("flat", "both"))
+        self.assertTrue(both.startswith(flat + "## Batched reductions\n"))
+        for name in plot.CHART_DRAWERS:
+            with open(os.path.join(folders["flat"], name), "rb") as a, \
+                    open(os.path.join(folders["both"], name), "rb") as b:
+                self.assertEqual(a.read(), b.read(), name)
+        self.assertFalse(os.path.exists(os.path.join(folders["flat"], "batched.png")))
+        self.assertTrue(os.path.exists(os.path.join(folders["both"], "batched.png")))
+        for readme in ("README.md", "05_coarsened/README.md", "09_cub_comparison/README.md",
+                       "10_single_pass/README.md"):
+            self.assertEqual(read(self.path("flat", readme)), read(self.path("both", readme)), readme)
+        compare = run(PLOT, "compare", folders["both"], folders["flat"])
+        self.assertEqual(compare.returncode, 0, compare.stderr)
+        self.assertRegex(compare.stdout, r"Rows only in \S+: 0; only in \S+: 0\.")
+        self.assertNotIn("11_batched", compare.stdout)
+
+    def test_batched_tables(self):
+        self.assertEqual(run(PLOT, "tables", self.results).returncode, 0)
+        tables = read(os.path.join(self.results, "tables.md"))
+        self.assertEqual([line for line in tables.splitlines() if line.startswith("## ")],
+                         ["## sum, f32", "## Batched reductions"])  # the flat rows' before
+        batched = tables[tables.index("## Batched reductions"):]
+        self.assertEqual([line for line in batched.splitlines() if line.startswith("### ")],
+                         ["### sum, f32", "### max, f32", "### sum, f16"])
+        table = table_after(batched, "### sum, f32")
+        self.assertEqual(table[0], ["Layout", "B or segments", "L or mean length", "Lengths", "Kernel",
+                                    "GB/s", "% of DRAM peak", "× `cub_segmented_reduce`",
+                                    "× naive mapping"])
+        self.assertEqual(len(table) - 1, len([r for r in self.rows if r["layout"] != "flat"
+                                              and (r["op"], r["dtype"]) == ("sum", "f32")]))
+        columns, naive = (self.batched(k, "columns", 2 ** 14, 2 ** 10)
+                          for k in ("reduce_columns", "reduce_columns_naive"))
+        shape = ["columns", "2^14", "2^10", ""]
+        self.assertIn(shape + ["`reduce_columns`"] + cells(columns, "gbps", "pct_peak")
+                      + ["—", ratio(columns, naive)], table)
+        self.assertIn(shape + ["`reduce_columns_naive`"] + cells(naive, "gbps", "pct_peak") + ["—", "—"],
+                      table)
+        heavy = self.batched("reduce_segments", "segments", 2 ** 18, 64, heavy=1)
+        self.assertIn(["segments", "2^18", "64", "heavy-tailed", "`reduce_segments`"]
+                      + cells(heavy, "gbps", "pct_peak", "ratio_to_cub") + ["—"], table)
+        # Layouts in reading order, shapes by length, the lesson before its variants and CUB.
+        self.assertEqual([line[0] for line in table[1:]],
+                         sorted((line[0] for line in table[1:]), key=plot.LAYOUTS.index))
+        self.assertEqual([line[4] for line in table[1:7]],
+                         ["`reduce_rows`", "`reduce_rows_thread_per_row`", "`reduce_rows_group_per_row`",
+                          "`reduce_rows_block_per_row`", "`reduce_rows_blocks_per_row`",
+                          "`cub_segmented_reduce`"])
+        # The L2-resident shape is starred, with its footnote.
+        small = self.batched("reduce_columns", "columns", 2 ** 10, 2 ** 10)
+        self.assertIn(cells(small, "gbps")[0] + "*", sum(table, []))
+
+    def draw_batched(self):
+        figures = []
+        with mock.patch.object(plot, "_save", lambda fig, path: figures.append(fig)):
+            plot.chart_batched(plot.batched_rows(self.rows), plot.Machine(MACHINE_TXT),
+                               os.path.join(self.results, "batched.png"))
+        self.addCleanup(plot._pyplot().close, figures[0])
+        return figures[0]
+
+    def test_batched_chart(self):
+        done = run(PLOT, "charts", self.results)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn("batched.png", done.stdout)
+        with open(os.path.join(self.results, "batched.png"), "rb") as f:
+            self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+        ax = self.draw_batched().axes[0]
+        lines = {line.get_label(): line for line in ax.get_lines() if not line.get_label().startswith("_")}
+        self.assertEqual(list(lines), [
+            "reduce_rows, rows", "reduce_columns, columns", "reduce_segments, segments of uniform lengths",
+            "reduce_segments, segments of heavy-tailed lengths", "cub_segmented_reduce, rows (baseline)",
+            "cub_segmented_reduce, segments of uniform lengths (baseline)",
+            "cub_segmented_reduce, segments of heavy-tailed lengths (baseline)"])
+        rows = lines["reduce_rows, rows"]
+        self.assertEqual(list(rows.get_xdata()), [4, 256, 2 ** 14, 2 ** 20])
+        self.assertEqual(list(rows.get_ydata()),
+                         [self.batched("reduce_rows", "rows", 2 ** 24 // length, length)["gbps"]
+                          for length in (4, 256, 2 ** 14, 2 ** 20)])
+        # Two shapes of columns have L = 2^10: the chart draws the larger n.
+        columns = lines["reduce_columns, columns"]
+        self.assertEqual(list(columns.get_xdata()), [2 ** 10, 2 ** 14])
+        self.assertEqual(columns.get_ydata()[0],
+                         self.batched("reduce_columns", "columns", 2 ** 14, 2 ** 10)["gbps"])
+        heavy = lines["reduce_segments, segments of heavy-tailed lengths"]
+        self.assertEqual(list(heavy.get_xdata()), [64, 1024])
+        self.assertIn(4800.0, [line.get_ydata()[0] for line in ax.get_lines()])  # the DRAM roof
+        # A run without batched rows leaves no batched chart behind.
+        plot.write_csv(plot.flat_rows(self.rows), self.csv)
+        done = run(PLOT, "charts", self.results)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn("removed", done.stdout)
+        self.assertFalse(os.path.exists(os.path.join(self.results, "batched.png")))
+        self.assertNotIn("Batched", read(os.path.join(self.results, "tables.md")))
+
+    def test_chapter_readme(self):
+        self.assertEqual(run(PLOT, "charts", self.results).returncode, 0)
+        text, _ = self.update()
+        self.assertTrue(text.startswith("# Chapter\n\nThe idea.\n\n<!-- results:begin -->\nMeasured on "
+                                        "**NVIDIA H200**. Many reductions in one call"))
+        self.assertTrue(text.endswith("![f32 sums of many rows, columns or segments at once: bandwidth "
+                                      "vs. length](../results/h200/batched.png)\n"
+                                      "<!-- results:end -->\n\nAfter.\n"))
+        self.assertEqual([line for line in text.splitlines() if line.startswith("**")], [
+            "**f32 sum**, the lessons: each layout at every shape measured",
+            "**f16 sum**, the lessons: each layout at every shape measured",
+            "**Rows, f32 sum: the measured alternatives**: the lesson's automatic choice of mapping "
+            "against each mapping forced (its variants), GB/s; the fastest of each line in bold."])
+        self.assertEqual(text.count("*NVIDIA H200. Generated from [`results/h200/bench.csv`]"
+                                    "(../results/h200/bench.csv) by `scripts/update_readme.py "
+                                    "--chapter`"), 3)
+        lessons = table_after(text, "**f32 sum**, the lessons")
+        self.assertEqual(lessons[0], ["layout", "B or segments", "L or mean length", "lengths", "kernel",
+                                      "memory", "GB/s", "% of DRAM peak", "× `cub_segmented_reduce`",
+                                      "× naive mapping"])
+        self.assertEqual([line[4] for line in lessons[1:]], ["`reduce_rows`"] * 4 + ["`reduce_columns`"] * 3
+                         + ["`reduce_segments`"] * 4)
+        rows = self.batched("reduce_rows", "rows", 2 ** 16, 256)
+        self.assertIn(["rows", "2^16", "256", "", "`reduce_rows`", "DRAM"]
+                      + cells(rows, "gbps", "pct_peak", "ratio_to_cub") + ["—"], lessons)
+        columns, naive = (self.batched(k, "columns", 2 ** 10, 2 ** 10)
+                          for k in ("reduce_columns", "reduce_columns_naive"))
+        self.assertIn(["columns", "2^10", "2^10", "", "`reduce_columns`", "L2-resident"]
+                      + cells(columns, "gbps", "pct_peak") + ["—", ratio(columns, naive)], lessons)
+        uniform = self.batched("reduce_segments", "segments", 2 ** 14, 2 ** 10, heavy=0)
+        self.assertIn(["segments", "2^14", "2^10", "uniform", "`reduce_segments`", "DRAM"]
+                      + cells(uniform, "gbps", "pct_peak", "ratio_to_cub") + ["—"], lessons)
+        self.assertEqual(len(table_after(text, "**f16 sum**, the lessons")), 4)
+        mappings = table_after(text, "**Rows, f32 sum")
+        self.assertEqual(mappings[0], ["B", "L", "memory", "automatic choice", "`reduce_rows` (automatic)",
+                                       "`reduce_rows_thread_per_row`", "`reduce_rows_group_per_row`",
+                                       "`reduce_rows_block_per_row`", "`reduce_rows_blocks_per_row`"])
+        self.assertEqual([line[:4] for line in mappings[1:]],
+                         [["2^22", "4", "DRAM", "`thread_per_row`"],
+                          ["2^16", "256", "DRAM", "`group_per_row`"],
+                          ["2^10", "2^14", "DRAM", "`block_per_row`"],
+                          ["16", "2^20", "DRAM", "`blocks_per_row`"]])
+        kernels = [k.replace(" (automatic)", "").strip("`") for k in mappings[0][4:]]
+        for line in mappings[1:]:
+            length = int(line[1]) if "^" not in line[1] else 2 ** int(line[1][2:])
+            measured = [self.batched(k, "rows", 2 ** 24 // length, length) for k in kernels]
+            best = max(r["gbps"] for r in measured)
+            self.assertEqual(line[4:], [f"**{c}**" if r["gbps"] == best else c
+                                        for r, c in zip(measured, (cells(r, "gbps")[0] for r in measured))])
+            self.assertEqual(sum(cell.startswith("**") for cell in line), 1)
+        self.assertEqual(self.update()[0], text)  # running it again changes nothing
+
+    def test_chapter_readme_without_the_chart_or_the_rows(self):
+        text, done = self.update()
+        self.assertNotIn("batched.png", text)
+        self.assertIn("no batched.png", done.stderr)
+        # The other chapters see the flat rows only: 11 has none; the top README leaves it out.
+        self.assertFailsCleanly(run(UPDATE_README, "--chapter", self.chapter("12_next"), self.results),
+                                "no rows of chapter 12_next")
+        write(self.path("README.md"), MARKED)
+        done = run(UPDATE_README, self.path("README.md"), self.results)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        table = table_after(read(self.path("README.md")), "f32 sum per chapter")
+        self.assertEqual([line[1] for line in table[1:]], ["`reduce_single_pass`", "`cub_sum`"])
+        # Without batched rows, chapter 11 is a chapter without rows.
+        plot.write_csv(plot.flat_rows(self.rows), self.csv)
+        self.assertFailsCleanly(run(UPDATE_README, "--chapter", self.chapter(), self.results),
+                                "no rows of chapter 11_batched")
 
 
 if __name__ == "__main__":

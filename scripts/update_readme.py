@@ -16,6 +16,10 @@ where the lead kernel was also timed in a loop of calls (b2b_us), a launch-cost 
 small-n table's place: one call, a loop and a CUDA graph against CUB, and above the empty
 kernel's floor (floor.csv, where the run has one).
 09_cub_comparison gets every chapter's lead kernel against the library at every size.
+11_batched, many reductions at once (the batched rows of bench.csv; every other table reads the
+flat rows only), gets its lessons at every shape for f32 and f16 sums against CUB's segmented
+reduction or the naive mapping, the row mappings measured against the automatic choice, and the
+chart of them.
 
 What each kernel is, bench.csv says: a chapter's lessons are its kernels with no variant_of that
 are not a library's, in plot.kernel_key order; the last is the chapter's lead kernel (08's
@@ -88,6 +92,9 @@ def link(folder, results_dir, name):
 
 
 def top_section(readme, rows, machine, results_dir):
+    # rows: the flat ones. Chapter 11 has none, so it has no line here: a batched call reads n
+    # elements into many results, not the one reduction of n this table sets beside CUB's; its
+    # chart is among the charts below, its tables in its README.
     sums = plot.select(rows, "sum", "f32")
     if not sums:
         raise plot.InputError(f"{results_dir}/bench.csv has no f32 sum rows")
@@ -316,8 +323,87 @@ def chapter_tables(rows, chapter, lead, previous, floor):
     return [(title, table) for title, table in tables + later if table]
 
 
-def chapter_section(chapter_dir, rows, machine, results_dir):
+# ---- Chapter 11: many reductions at once. `batched`: plot.batched_rows's. ---------------------
+
+BATCHED_SECTIONS = [("sum", "f32"), ("sum", "f16")]
+
+
+def batched_lessons_table(batched, chapter, op, dtype):
+    """The chapter's lessons (one per layout) at every shape measured, one op and dtype: GB/s,
+    % of peak, and the layout's yardstick, CUB's segmented reduction (rows, segments) or the
+    naive mapping (columns)."""
+    part = plot.select([r for r in batched if r["chapter"] == chapter], op, dtype)
+    header = ["layout", "B or segments", "L or mean length", "lengths", "kernel", "memory", "GB/s",
+              "% of DRAM peak", f"× `{plot.BATCHED_BASELINE}`", "× naive mapping"]
+    body = [[r["layout"], plot.count_label(r["segments"]), plot.count_label(r["length"]),
+             plot.distribution(r), f"`{r['kernel']}`", memory_label(r), fmt("gbps", r["gbps"]),
+             fmt("pct_peak", r["pct_peak"]), fmt("ratio_to_cub", r["ratio_to_cub"]),
+             fmt("ratio_to_cub", plot.naive_ratio(r, part))]
+            for r in part if not r["variant_of"] and not plot.is_baseline(r["kernel"])]
+    return plot.markdown_table(header, body, text_columns=6) if body else []
+
+
+def row_mappings_table(batched, chapter):
+    """Rows, f32 sum: the rows lesson (its automatic choice) and its variants (each mapping
+    forced), GB/s at every shape, the fastest in bold; and the choice, where the lesson's rows
+    name it (param_strategy_id). Empty without a variant to set it against."""
+    part = [r for r in plot.select(batched, "sum", "f32")
+            if r["chapter"] == chapter and r["layout"] == "rows"]
+    kernels = plot.kernel_rows(part)
+    lesson = next((r["kernel"] for r in kernels
+                   if not r["variant_of"] and not plot.is_baseline(r["kernel"])), None)
+    shown = [lesson] + [r["kernel"] for r in kernels if lesson and r["variant_of"] == lesson]
+    if len(shown) < 2:
+        return []
+    at = {(r["kernel"], r["segments"], r["length"]): r for r in part}
+    choice = any("strategy_id" in r["params"] for r in part if r["kernel"] == lesson)
+    header = ["B", "L", "memory"] + (["automatic choice"] if choice else [])
+    header += [f"`{lesson}` (automatic)"] + [f"`{k}`" for k in shown[1:]]
+    body = []
+    shapes = {(r["length"], r["segments"]) for r in part if r["kernel"] in shown}
+    for length, segments in sorted(shapes):
+        measured = [at.get((k, segments, length)) for k in shown]
+        best = max(r["gbps"] for r in measured if r)
+        cells = [plot.count_label(segments), plot.count_label(length),
+                 memory_label(next(r for r in measured if r))]
+        if choice:
+            strategy = measured[0] and measured[0]["params"].get("strategy_id")
+            cells.append("—" if strategy is None else
+                         f"`{plot.ROW_STRATEGIES.get(strategy, plot.format_number(strategy))}`")
+        cells += [f"**{fmt('gbps', r['gbps'])}**" if r and r["gbps"] == best else
+                  fmt("gbps", r and r["gbps"]) for r in measured]
+        body.append(cells)
+    return plot.markdown_table(header, body, text_columns=4 if choice else 3)
+
+
+def batched_chapter(chapter, batched, machine):
+    """The intro and the (title, table) pairs of a chapter of batched rows."""
+    tables = [(f"**{dtype} {op}**, the lessons: each layout at every shape measured",
+               batched_lessons_table(batched, chapter, op, dtype)) for op, dtype in BATCHED_SECTIONS]
+    tables.append(("**Rows, f32 sum: the measured alternatives**: the lesson's automatic choice of "
+                   "mapping against each mapping forced (its variants), GB/s; the fastest of each "
+                   "line in bold.", row_mappings_table(batched, chapter)))
+    tables = [(title, table) for title, table in tables if table]
+    if not tables:
+        raise plot.InputError(f"bench.csv has no f32 or f16 sum rows of chapter {chapter}'s "
+                              f"lessons")
+    naive = "; ".join(f"`{k}`'s GB/s divided by `{v}`'s" for k, v in plot.NAIVE_MAPPING.items())
+    intro = (f"Measured on **{machine.gpu}**. Many reductions in one call: the rows or the "
+             f"columns of a [B, L] matrix, or B segments of varying length, L their mean (lengths "
+             f"uniform or heavy-tailed). GB/s: the input read once, in 10^9 bytes/s; % of DRAM "
+             f"peak: of the theoretical DRAM bandwidth ({machine.dram_gbps:.0f} GB/s); both the "
+             f"steady state, the median call among calls queued back to back. L2-resident rows "
+             f"(input no larger than L2, {machine.l2_label}) are measured hot and measure L2, not "
+             f"DRAM; larger inputs are measured cold. `× {plot.BATCHED_BASELINE}`: GB/s divided by "
+             f"CUB's segmented reduction's at the same shape (CUB has no column reduction); "
+             f"× naive mapping: {naive} at the same shape (> 1: this chapter is faster).")
+    return intro, tables
+
+
+def chapter_section(chapter_dir, rows, batched, machine, results_dir):
+    """rows: the flat ones; batched: the others."""
     chapter = os.path.basename(os.path.abspath(chapter_dir))
+    chart = []
     if chapter == plot.CUB_CHAPTER:
         tables = [(f"**{dtype} {op}** against `{plot.baseline_for(op, dtype)[1]}`",
                    against_cub_table(plot.select(rows, op, dtype))) for op, dtype in plot.sections(rows)]
@@ -328,6 +414,14 @@ def chapter_section(chapter_dir, rows, machine, results_dir):
                  f"library). The last line of each table is the library's own GB/s. \\* L2-resident "
                  f"sizes ({plot.L2_FOOTNOTE}, {machine.l2_label}): the ratio compares L2 and launch "
                  f"times, not DRAM bandwidth.")
+    elif any(r["chapter"] == chapter for r in batched):
+        intro, tables = batched_chapter(chapter, batched, machine)
+        if os.path.exists(os.path.join(results_dir, plot.BATCHED_CHART)):
+            alt = dict(plot.CHARTS)[plot.BATCHED_CHART]
+            chart = [f"![{alt}]({link(chapter_dir, results_dir, plot.BATCHED_CHART)})"]
+        else:
+            print(f"update_readme.py: warning: no {plot.BATCHED_CHART} in {results_dir}; run "
+                  f"results/plot.py charts {results_dir} first", file=sys.stderr)
     else:
         lead = lead_kernel(rows, chapter)
         previous = max((r["chapter"] for r in rows if r["chapter"] < chapter), default=None)
@@ -358,7 +452,7 @@ def chapter_section(chapter_dir, rows, machine, results_dir):
              f"--chapter`; edit nothing between the markers, rerun the script instead.*")
     lines = [intro, ""] + [line for title, table in tables if table
                            for line in [title, ""] + table + ["", below, ""]]
-    return "\n".join(lines).rstrip("\n")
+    return "\n".join(lines + chart).rstrip("\n")
 
 
 # ---- Files ----------------------------------------------------------------------------------
@@ -404,13 +498,14 @@ def main(argv):
         # The chapter folders to update; None stands for the top-level README.
         folders = [target] if mode == "--chapter" else [None]
         folders += chapter_folders(target) if mode == "--all" else []
-        rows, machine = plot.load_results(results_dir)
+        every, machine = plot.read_results(results_dir)
+        rows, batched = plot.flat_rows(every), plot.batched_rows(every)
         updates = []
         for folder in folders:
             readme = os.path.join(folder, "README.md") if folder else target
             text = read_text(readme)
             replace_between_markers(text, "", readme)  # a missing marker, before any table is built
-            section = (chapter_section(folder, rows, machine, results_dir) if folder
+            section = (chapter_section(folder, rows, batched, machine, results_dir) if folder
                        else top_section(readme, rows, machine, results_dir))
             updates.append((readme, text, replace_between_markers(text, section, readme)))
         for readme, text, updated in updates:  # nothing is written before every section was built

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Writes the synthetic inputs of results/test_plot.py: bench.json (shaped like Google Benchmark's
-JSON output of reduction_bench) and machine.txt (an H200-like description).
+JSON output of reduction_bench), machine.txt (an H200-like description) and batched.json (a small
+run of chapter 11's batched reductions, with a few flat rows and the floor beside them).
 
 The numbers come from a simple model, time = launch latency + bytes / bandwidth, with a higher
 bandwidth while the input fits in L2, and a one-call latency 2.5 µs above it; where the input
@@ -135,6 +136,97 @@ def entry(index, k, op, dtype, n):
     return out
 
 
+# Chapter 11: many reductions at once, in the benchmark's names and counters (layout_id,
+# segments, length; param_heavy on every segments row, param_strategy_id on the rows' kernels).
+# The rows' mappings at four lengths of one n: each mapping's fraction of the copy bandwidth,
+# high where it suits the length; the lesson's automatic choice runs the one its plan picks, a
+# little slower than that mapping forced (its variant), so that the variant is the fastest.
+BATCHED_N = 2 ** 24
+ROW_LENGTHS = [4, 256, 16384, 2 ** 20]
+ROW_MAPPINGS = {"thread_per_row": (1, [0.80, 0.10, 0.01, 0.005]),
+                "group_per_row": (2, [0.55, 0.88, 0.60, 0.05]),
+                "block_per_row": (3, [0.05, 0.40, 0.93, 0.12]),
+                "blocks_per_row": (4, [0.04, 0.30, 0.90, 0.92])}
+AUTOMATIC = ["thread_per_row", "group_per_row", "block_per_row", "blocks_per_row"]
+LAYOUT_IDS = {"rows": 1, "columns": 2, "segments": 3}
+# The flat rows beside them: CUB's sum and chapter 10's, at one L2 and one DRAM size.
+BATCHED_FLAT = [kernel("09_cub_comparison", "cub_sum", [("sum", "f32")], 0.92, 5.0,
+                       [2 ** 20, 2 ** 28], launches=2),
+                kernel("10_single_pass", "reduce_single_pass", [("sum", "f32")], 0.93, 2.6,
+                       [2 ** 20, 2 ** 28], **SINGLE_PASS)]
+
+
+def batched_case(name, layout, segments, length, fraction, sections=(("sum", "f32"),),
+                 variant_of="", heavy=None, **params):
+    """One kernel at one shape: the kernel() record, and the shape's counters and label."""
+    if heavy is not None:
+        params["heavy"] = heavy
+    shape = (f"segments_{segments}_{'heavy' if heavy else 'uniform'}" if layout == "segments"
+             else f"{layout}_{segments}x{length}")
+    counters = {"layout_id": float(LAYOUT_IDS[layout]), "segments": float(segments),
+                "length": float(length)}
+    return (kernel("11_batched", name, list(sections), fraction, 3.0, variant_of=variant_of,
+                   **params), segments * length, shape, counters)
+
+
+def batched_cases():
+    cases = []
+    for i, length in enumerate(ROW_LENGTHS):
+        rows = BATCHED_N // length
+        strategy, fractions = ROW_MAPPINGS[AUTOMATIC[i]]
+        cases.append(batched_case("reduce_rows", "rows", rows, length, 0.97 * fractions[i],
+                                  strategy_id=strategy))
+        cases += [batched_case(f"reduce_rows_{mapping}", "rows", rows, length, fractions[i],
+                               variant_of="reduce_rows", strategy_id=strategy)
+                  for mapping, (strategy, fractions) in ROW_MAPPINGS.items()]
+        cases.append(batched_case("cub_segmented_reduce", "rows", rows, length,
+                                  0.30 if length < 64 else 0.75))
+    # Two shapes of one n (2^24), and one that sits in L2 (2^20 elements, 4 MiB).
+    for rows, length, fraction, naive in ((2 ** 14, 2 ** 10, 0.85, 0.20),
+                                          (2 ** 10, 2 ** 14, 0.88, 0.60),
+                                          (2 ** 10, 2 ** 10, 0.80, 0.30)):
+        cases.append(batched_case("reduce_columns", "columns", rows, length, fraction))
+        cases.append(batched_case("reduce_columns_naive", "columns", rows, length, naive,
+                                  variant_of="reduce_columns"))
+    # Uniform and heavy-tailed lengths: the same n, number and mean length, told apart by heavy.
+    for length, (lesson, naive, cub) in ((64, ((0.60, 0.55), (0.50, 0.10), (0.40, 0.35))),
+                                         (1024, ((0.88, 0.80), (0.70, 0.15), (0.75, 0.50)))):
+        segments = BATCHED_N // length
+        for heavy in (0, 1):
+            cases += [batched_case("reduce_segments", "segments", segments, length, lesson[heavy],
+                                   heavy=heavy),
+                      batched_case("reduce_segments_naive", "segments", segments, length,
+                                   naive[heavy], variant_of="reduce_segments", heavy=heavy),
+                      batched_case("cub_segmented_reduce", "segments", segments, length,
+                                   cub[heavy], heavy=heavy)]
+    # f16 sums at one shape of each layout, and an f32 max of rows.
+    f16, f32_max, shape = [("sum", "f16")], [("max", "f32")], (2 ** 10, 2 ** 14)
+    cases += [batched_case("reduce_rows", "rows", *shape, 0.90, f16, strategy_id=3),
+              batched_case("cub_segmented_reduce", "rows", *shape, 0.70, f16),
+              batched_case("reduce_columns", "columns", *shape, 0.86, f16),
+              batched_case("reduce_columns_naive", "columns", *shape, 0.50, f16,
+                           variant_of="reduce_columns"),
+              batched_case("reduce_segments", "segments", 2 ** 14, 2 ** 10, 0.85, f16, heavy=0),
+              batched_case("cub_segmented_reduce", "segments", 2 ** 14, 2 ** 10, 0.72, f16,
+                           heavy=0),
+              batched_case("reduce_rows", "rows", *shape, 0.91, f32_max, strategy_id=3),
+              batched_case("cub_segmented_reduce", "rows", *shape, 0.80, f32_max)]
+    return cases
+
+
+def batched_entries():
+    """The floor, the flat rows, then the batched ones, named as the benchmark names them."""
+    flat = [(k, op, dtype, n) for n in SIZES for k in BATCHED_FLAT for op, dtype in k["sections"]
+            if n in k["sizes"]]
+    out = [floor_entry()] + [entry(i, *case) for i, case in enumerate(flat, 1)]
+    for k, n, shape, counters in batched_cases():
+        for op, dtype in k["sections"]:
+            e = entry(len(out), k, op, dtype, n)
+            name = e["name"].replace(f"/{n}/", f"/{n}/{shape}/")
+            out.append(dict(e, name=name, run_name=name, **counters))
+    return out
+
+
 def floor_entry():
     """The empty kernel, registered before the chapters as reduction_bench does."""
     name = "floor/empty_kernel/none/none/0/iterations:1/manual_time"
@@ -160,6 +252,9 @@ def main(out_dir):
     context.update({k: str(v) for k, v in MACHINE.items()})
     with open(os.path.join(out_dir, "bench.json"), "w", encoding="utf-8") as f:
         json.dump({"context": context, "benchmarks": benchmarks}, f, indent=2)
+        f.write("\n")
+    with open(os.path.join(out_dir, "batched.json"), "w", encoding="utf-8") as f:
+        json.dump({"context": context, "benchmarks": batched_entries()}, f, indent=2)
         f.write("\n")
     with open(os.path.join(out_dir, "machine.txt"), "w", encoding="utf-8") as f:
         f.writelines(f"{k}: {v}\n" for k, v in MACHINE.items())

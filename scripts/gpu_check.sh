@@ -112,6 +112,23 @@ if [[ -x "$variants_test" && ( -z "${SANITIZE_ONLY:-}" || " $SANITIZE_ONLY " == 
     echo "$tool $variants_test test-case *variants*sanitizer* 0" >>"$jobs_file"
   done
 fi
+# Chapter 11's program takes shapes, not n: its mappings at small shapes (a thread, a group, a block
+# and split blocks per row; unaligned rows; tiled and naive columns; short and long segments), each
+# run checking every result. Its job lines carry the program's arguments after "args".
+batched="$BUILD_DIR/11_batched/11_batched"
+if [[ -x "$batched" && ( -z "${SANITIZE_ONLY:-}" || " $SANITIZE_ONLY " == *" 11_"* ) ]]; then
+  for shape in "--rows 1025 --cols 8" "--rows 33 --cols 33" "--rows 3 --cols 70000" "--rows 77 --cols 13 --stride 18" \
+    "--rows 33 --cols 1000 --strategy block_per_row" "--rows 1025 --cols 33 --axis 0" \
+    "--rows 33 --cols 1025 --stride 1030 --axis 0" "--rows 300 --cols 40 --axis 0 --strategy columns_naive" \
+    "--segment-dist uniform --segment-count 1000 --segment-mean 32" \
+    "--segment-dist heavy --segment-count 1000 --segment-mean 64"; do
+    for pair in sum/f32 max/f16 argmax/bf16 sum/bf16 argmax/f32; do
+      for tool in memcheck racecheck synccheck initcheck; do
+        echo "$tool $batched args $shape --op ${pair%/*} --dtype ${pair#*/} --repeat 1" >>"$jobs_file"
+      done
+    done
+  done
+fi
 # Harris's steps (03_shared/variants.cuh) and the exercises' solutions run through their test
 # binaries' small cases: the special values (up to 100,003 elements) and the sanitizer's sizes.
 # SANITIZE_ONLY="solutions" runs these alone.
@@ -127,8 +144,16 @@ if [[ -z "${SANITIZE_ONLY:-}" || " $SANITIZE_ONLY " == *" solutions "* ]]; then
     done
   done
 fi
-run_one() {  # tool binary op dtype n [offset]   (or: tool test-binary test-case PATTERN 0)
+run_one() {  # tool binary op dtype n [offset]   (or: tool test-binary test-case PATTERN 0; or: tool binary args ARGS...)
   local log
+  if [[ $3 == args ]]; then
+    log=$(compute-sanitizer --tool "$1" --error-exitcode 99 "$2" "${@:4}" 2>&1)
+    local rc=$?
+    printf '%-10s %-22s %s rc=%-3s %s\n' "$1" "$(basename "$2")" "${*:4}" "$rc" \
+      "$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" <<<"$log" | tail -1)"
+    [[ $rc -eq 0 ]] || { echo "---- $*"; echo "$log" | tail -20; } >>"$LOG_DIR/sanitizer_failures.log"
+    return
+  fi
   if [[ $3 == test-case ]]; then
     log=$(compute-sanitizer --tool "$1" --error-exitcode 99 "$2" -tc="$4" 2>&1)
   else

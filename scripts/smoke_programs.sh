@@ -21,6 +21,7 @@ expect() {  # expected-exit-code command...
 for bin in "$BUILD_DIR"/[0-9][0-9]_*/[0-9][0-9]_*; do
   [[ -x "$bin" && "$bin" != *_test* ]] || continue
   pairs=$("$bin" --help | sed -n 's/^Supported op\/dtype pairs: //p')
+  [[ -n "$pairs" ]] || continue  # a program that takes shapes, not n (11_batched, below)
   expect 0 "$bin" --n 1000003 --json
   [[ "$pairs" == *max/f32* ]] && expect 0 "$bin" --n 1000003 --op max --offset 3 --json
   expect 0 "$bin" --n 268435456
@@ -34,6 +35,24 @@ for bin in "$BUILD_DIR"/[0-9][0-9]_*/[0-9][0-9]_*; do
   [[ "$pairs" == *argmax/bf16* ]] && expect 0 "$bin" --n 1000003 --op argmax --dtype bf16 --offset 5 --json
   [[ "$pairs" == *sum/u8* ]] && expect 0 "$bin" --n 1000003 --op sum --dtype u8 --json
 done
+# Chapter 11: rows, columns and segments (generated and from a file), then its refusals.
+bin="$BUILD_DIR/11_batched/11_batched"
+if [[ -x "$bin" ]]; then
+  python3 -c "import struct; open('$tmp/offsets.bin','wb').write(struct.pack('<5q', 0, 0, 300, 301, 1000))"
+  python3 -c "import struct; open('$tmp/decreasing.bin','wb').write(struct.pack('<3q', 0, 500, 400))"
+  expect 0 "$bin" --rows 8388608 --cols 8 --json
+  expect 0 "$bin" --rows 64 --cols 1048576 --axis 0 --json
+  expect 0 "$bin" --rows 1000 --cols 100 --stride 128 --op argmax --dtype bf16 --json
+  expect 0 "$bin" --segment-dist heavy --segment-count 2097152 --segment-mean 32 --json
+  expect 0 "$bin" --segments "$tmp/offsets.bin" --input "$tmp/ramp.bin" --op max --json
+  expect 2 "$bin" --rows 10 --cols 100 --stride 50
+  expect 2 "$bin" --rows 4294967296 --cols 4294967296
+  expect 2 "$bin" --op min
+  expect 2 "$bin" --segments "$tmp/decreasing.bin"
+  expect 2 "$bin" --segments "$tmp/odd.bin"
+  expect 2 "$bin" --rows 1000 --cols 1000 --input "$tmp/ramp.bin"
+  expect 2 "$bin" --strategy columns_naive --rows 10 --cols 10
+fi
 bin="$BUILD_DIR/01_naive/01_naive"
 expect 2 "$bin" --op dot
 expect 2 "$bin" --n 2^45

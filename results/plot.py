@@ -712,6 +712,31 @@ def _placeholder(path, title, message):
     _save(fig, path)
 
 
+
+def _log_bandwidth_axis(ax, rows, machine, title, extra_legend=()):
+    """A bandwidth chart's y axis, title, grid and legend. The axis is logarithmic: small sizes
+    and short rows reach a few GB/s, which a linear axis would draw as zero. The legend explains
+    the marker fill after the series (and any extra (handle, label) pairs)."""
+    plt = _pyplot()
+    ax.set_yscale("log")
+    ax.set_ylim(min(r["gbps"] for r in rows) / 1.5,
+                max([machine.dram_gbps] + [r["gbps"] for r in rows]) * 2.2)
+    ax.set_ylabel("achieved bandwidth (GB/s, 10⁹ bytes/s, log scale)")
+    ax.set_title(title)
+    ax.grid(True, which="major", alpha=0.3)
+    handles, labels = ax.get_legend_handles_labels()
+    handles += [plt.Line2D([], [], color="gray", marker="o", linestyle="none"),
+                plt.Line2D([], [], color="gray", marker="o", markerfacecolor="white",
+                           linestyle="none")]
+    labels += ["filled marker: measured cold (input larger than L2)",
+               "hollow marker: L2-resident, measured hot"]
+    for handle, label in extra_legend:
+        handles.append(handle)
+        labels.append(label)
+    ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8.5,
+              frameon=False)
+
+
 def _bandwidth_roofs(ax, machine):
     """Horizontal lines for the theoretical DRAM bandwidth and the measured copy bandwidth,
     labelled on the line itself so the reader needs no legend lookup."""
@@ -779,25 +804,9 @@ def _bandwidth_chart(path, title, series, machine, what, empty, note=""):
     if len(marks) == 1:
         ax.axvspan(ax.get_xlim()[0], marks[0][0], color="gold", alpha=0.10, linewidth=0)
 
-    # A log axis: small sizes reach a few GB/s, which a linear axis would draw as zero.
-    ax.set_yscale("log")
-    ax.set_ylim(min(r["gbps"] for r in all_rows) / 1.5,
-                max([machine.dram_gbps] + [r["gbps"] for r in all_rows]) * 2.2)
-    ax.set_ylabel("achieved bandwidth (GB/s, 10⁹ bytes/s, log scale)")
-    ax.set_title(title + note)
-    ax.grid(True, which="major", alpha=0.3)
-    # Legend entries that explain the marker fill (and the band), after the series.
-    handles, labels = ax.get_legend_handles_labels()
-    handles += [plt.Line2D([], [], color="gray", marker="o", linestyle="none"),
-                plt.Line2D([], [], color="gray", marker="o", markerfacecolor="white",
-                           linestyle="none")]
-    labels += ["filled marker: measured cold (input larger than L2)",
-               "hollow marker: L2-resident, measured hot"]
-    if len(marks) == 1:
-        handles.append(plt.Rectangle((0, 0), 1, 1, color="gold", alpha=0.25))
-        labels.append("inputs no larger than L2")
-    ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8.5,
-              frameon=False)
+    extra = ([(plt.Rectangle((0, 0), 1, 1, color="gold", alpha=0.25), "inputs no larger than L2")]
+             if len(marks) == 1 else [])
+    _log_bandwidth_axis(ax, all_rows, machine, title + note, extra)
     _save(fig, path)
 
 
@@ -1025,20 +1034,7 @@ def chart_batched(rows, machine, path):
     ax.set_xlim(lengths[0] / 1.5, lengths[-1] * 1.5)
     ax.set_xlabel("L: elements per row or column, or the segments' mean length (log scale)")
     _bandwidth_roofs(ax, machine)
-    ax.set_yscale("log")  # short rows reach a few GB/s, which a linear axis would draw as zero
-    ax.set_ylim(min(r["gbps"] for r in shown) / 1.5,
-                max([machine.dram_gbps] + [r["gbps"] for r in shown]) * 2.2)
-    ax.set_ylabel("achieved bandwidth (GB/s, 10⁹ bytes/s, log scale)")
-    ax.set_title(title)
-    ax.grid(True, which="major", alpha=0.3)
-    handles, labels = ax.get_legend_handles_labels()
-    handles += [plt.Line2D([], [], color="gray", marker="o", linestyle="none"),
-                plt.Line2D([], [], color="gray", marker="o", markerfacecolor="white",
-                           linestyle="none")]
-    labels += ["filled marker: measured cold (input larger than L2)",
-               "hollow marker: L2-resident, measured hot"]
-    ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8.5,
-              frameon=False)
+    _log_bandwidth_axis(ax, shown, machine, title)
     _save(fig, path)
 
 

@@ -159,11 +159,11 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
-// The same for short aligned rows (every row starts on a 16-byte boundary, L a multiple of a
-// vector, at most two vectors a lane): no head or tail to handle, and kRows rows per trip, their
-// loads all issued before the first is added. A row of 8 floats is two loads: without the trips a
-// thread would have two loads in flight, too few to cover the memory's latency.
-template <class Op, class T, unsigned G, unsigned kRows>
+// The same for aligned rows (every row starts on a 16-byte boundary, L a multiple of a vector, at
+// most kVecs vectors a lane): no head or tail to handle, and kRows rows per trip, their loads all
+// issued before the first is added. A row of 8 floats is two loads: without the trips a thread
+// would have two loads in flight, too few to cover the memory's latency.
+template <class Op, class T, unsigned G, unsigned kVecs, unsigned kRows>
 __global__ void __launch_bounds__(kBlock)
     rows_aligned(const T* in, std::size_t rows, std::size_t vectors, std::size_t stride, void* out) {
   using V = Vec16<T>;
@@ -171,11 +171,11 @@ __global__ void __launch_bounds__(kBlock)
   const unsigned lane = threadIdx.x % G;
   const std::size_t step = std::size_t{gridDim.x} * kGroups;
   for (std::size_t first = std::size_t{blockIdx.x} * kGroups + threadIdx.x / G; first < rows; first += step * kRows) {
-    V x[kRows][2];
+    V x[kRows][kVecs];
 #pragma unroll
     for (unsigned q = 0; q < kRows; ++q)
 #pragma unroll
-      for (unsigned u = 0; u < 2; ++u) {
+      for (unsigned u = 0; u < kVecs; ++u) {
         const std::size_t r = first + q * step, v = lane + u * G;
         if (r < rows && v < vectors) x[q][u] = reinterpret_cast<const V*>(in + r * stride)[v];
       }
@@ -185,7 +185,7 @@ __global__ void __launch_bounds__(kBlock)
       if (r >= rows) break;  // the same for the whole group
       typename Op::Acc acc = Op::identity();
 #pragma unroll
-      for (unsigned u = 0; u < 2; ++u)
+      for (unsigned u = 0; u < kVecs; ++u)
         if (lane + u * G < vectors)
 #pragma unroll
           for (unsigned j = 0; j < kCount; ++j) acc = Op::combine(acc, Op::load(x[q][u].e[j], (lane + u * G) * kCount + j));
@@ -447,7 +447,8 @@ struct Plan {
   std::size_t long_length = 0;    // segments: longer than this is split into chunks (0: never)
   std::size_t chunks = 0;         // segments: chunks of the input
   bool vector = false;            // columns: 16-byte loads across the row; rows: rows_aligned
-                                  // (every row on a 16-byte boundary, at most two vectors a lane);
+                                  // (every row on a 16-byte boundary, at most 2 vectors a lane, or
+                                  // 8 with a whole warp);
                                   // segments: masked 16-byte loads (the input on a 16-byte boundary)
   std::size_t scratch_bytes = 0;
 };
@@ -471,7 +472,7 @@ Plan plan(const BatchedCall& c) {
     if (p.strategy == Strategy::group_per_row) p.lanes = std::max(2u, pow2_at_least(red::ceil_div(V, 2)));
     if (p.strategy == Strategy::thread_per_row || p.strategy == Strategy::group_per_row)
       p.vector = s.cols % kCount == 0 && s.stride % kCount == 0 &&
-                 reinterpret_cast<std::uintptr_t>(c.input) % 16 == 0 && V <= 2 * p.lanes;
+                 reinterpret_cast<std::uintptr_t>(c.input) % 16 == 0 && V <= (p.lanes == 32 ? 8 : 2) * p.lanes;
     if (p.strategy == Strategy::blocks_per_row || p.strategy == Strategy::block_per_row) {
       const std::size_t most = std::max<std::size_t>(1, V / (kBlock * kUnroll));  // a full trip each
       const std::size_t wanted = p.strategy == Strategy::block_per_row ? 1 : red::ceil_div(2 * resident, std::max<std::size_t>(s.rows, 1));
@@ -527,9 +528,14 @@ template <class Op, class T, unsigned G>
 void launch_rows_by_group(const BatchedCall& c, const Plan& p) {
   const Shape& s = c.shape;
   const std::size_t blocks = std::min<std::size_t>(red::ceil_div(s.rows, kBlock / G), std::size_t{sm_count()} * 8);
-  if (p.vector) {
-    rows_aligned<Op, T, G, 4><<<static_cast<unsigned>(blocks), kBlock, 0, c.stream>>>(
-        static_cast<const T*>(c.input), s.rows, s.cols / Vec16<T>::kCount, s.stride, c.output);
+  if (p.vector) {  // two vectors a lane and 4 rows a trip, or a warp with 8 vectors a lane
+    const std::size_t V = s.cols / Vec16<T>::kCount;
+    if (V <= 2 * G)
+      rows_aligned<Op, T, G, 2, 4><<<static_cast<unsigned>(blocks), kBlock, 0, c.stream>>>(
+          static_cast<const T*>(c.input), s.rows, V, s.stride, c.output);
+    else if constexpr (G == 32)
+      rows_aligned<Op, T, G, 8, 1><<<static_cast<unsigned>(blocks), kBlock, 0, c.stream>>>(
+          static_cast<const T*>(c.input), s.rows, V, s.stride, c.output);
     return;
   }
   rows_by_group<Op, T, G><<<static_cast<unsigned>(blocks), kBlock, 0, c.stream>>>(static_cast<const T*>(c.input), s.rows,

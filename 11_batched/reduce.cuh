@@ -344,23 +344,31 @@ __device__ inline void segment_bounds(const std::int64_t* offsets, std::size_t s
   end = static_cast<std::size_t>(min(max(e, static_cast<std::int64_t>(begin)), static_cast<std::int64_t>(n)));
 }
 
-// A group of G lanes per segment, as rows_by_group. A segment longer than long_length (0: none is)
-// is left to the chunks: the group marks, for every chunk of `chunk` elements it touches, which
-// segment it is (slot 0: the segment holding the chunk's first element; slot 1: a segment that
-// begins inside the chunk), and the two kernels below do the rest.
+// Three lengths, three mappings. A group of G lanes per segment, as rows_by_group, takes the
+// segments up to short_length (0: every segment). A longer one up to a chunk's length is listed for
+// a warp of its own (segments_medium: the list's order depends on timing, but each segment's
+// result does not, since one warp reduces it the same way whatever its place). A segment longer
+// than a chunk is marked, for every chunk of `chunk` elements it touches, as that chunk's slot 0
+// (the segment holding the chunk's first element) or slot 1 (one that begins inside it), and the
+// two kernels after segments_medium reduce it chunk by chunk.
 template <class Op, class T, unsigned G, bool kAligned>
 __global__ void __launch_bounds__(kBlock)
     segments_by_group(const T* in, const std::int64_t* offsets, std::size_t segments, std::size_t n,
-                      std::size_t long_length, std::size_t chunk, void* out, std::uint32_t* chunk_segment) {
+                      std::size_t short_length, std::size_t chunk, void* out, std::uint32_t* chunk_segment,
+                      std::uint32_t* medium, unsigned* medium_count) {
   constexpr unsigned kGroups = kBlock / G;
   const unsigned lane = threadIdx.x % G;
   for (std::size_t s = std::size_t{blockIdx.x} * kGroups + threadIdx.x / G; s < segments;
        s += std::size_t{gridDim.x} * kGroups) {
     std::size_t begin, end;
     segment_bounds(offsets, s, n, begin, end);
-    if (long_length != 0 && end - begin > long_length) {
+    if (short_length != 0 && end - begin > chunk) {
       for (std::size_t c = begin / chunk + lane; c <= (end - 1) / chunk; c += G)
         chunk_segment[2 * c + (c * chunk < begin ? 1 : 0)] = static_cast<std::uint32_t>(s + 1);
+      continue;
+    }
+    if (short_length != 0 && end - begin > short_length) {
+      if (lane == 0) medium[atomicAdd(medium_count, 1u)] = static_cast<std::uint32_t>(s);
       continue;
     }
     const typename Op::Acc acc =
@@ -370,54 +378,75 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
-// Block c reduces its chunk's share of the (at most two) long segments that touch it: a long
-// segment is longer than a chunk, so at most one ends and one begins inside any chunk.
-template <class Op, class T>
+// The listed segments, a warp each: the grid's warps stride over the list, whose length the group
+// kernel left in *count.
+template <class Op, class T, bool kAligned>
 __global__ void __launch_bounds__(kBlock)
-    segments_long_chunks(const T* in, const std::int64_t* offsets, std::size_t n, std::size_t chunk,
-                         const std::uint32_t* chunk_segment, typename Op::Acc* partials) {
-  using Acc = typename Op::Acc;
-  __shared__ Acc per_warp[kBlock / 32];
-  const std::size_t c = blockIdx.x;
-  for (unsigned slot = 0; slot < 2; ++slot) {
-    const std::uint32_t marked = chunk_segment[2 * c + slot];
-    if (marked == 0) continue;  // the same for the whole block
+    segments_medium(const T* in, const std::int64_t* offsets, std::size_t n, const std::uint32_t* medium,
+                    const unsigned* count, void* out) {
+  const unsigned lane = threadIdx.x % 32, warps = gridDim.x * (kBlock / 32);
+  for (unsigned i = blockIdx.x * (kBlock / 32) + threadIdx.x / 32; i < *count; i += warps) {
+    const std::uint32_t s = medium[i];
     std::size_t begin, end;
-    segment_bounds(offsets, marked - 1, n, begin, end);
-    const std::size_t lo = std::max(begin, c * chunk), hi = std::min(end, (c + 1) * chunk);
-    const Acc acc = ch06::block_reduce<Op>(lane_accumulate<Op>(in + lo, hi - lo, lo - begin, threadIdx.x, kBlock), per_warp);
-    if (threadIdx.x == 0) partials[2 * c + slot] = acc;
+    segment_bounds(offsets, s, n, begin, end);
+    const typename Op::Acc acc =
+        group_reduce<Op, 32>(kAligned ? lane_accumulate_masked<Op>(in, n, begin, end, lane, 32)
+                                      : lane_accumulate<Op>(in + begin, end - begin, 0, lane, 32));
+    if (lane == 0) store_result<Op>(out, s, acc);
   }
 }
 
-// Block c owns the long segment that begins in chunk c, if any, and combines its chunks' partials
+// Each block takes chunks c, c + gridDim.x, ...: its share of the (at most two) long segments that
+// touch chunk c. A long segment is longer than a chunk, so at most one ends and one begins inside
+// any chunk.
+template <class Op, class T>
+__global__ void __launch_bounds__(kBlock)
+    segments_long_chunks(const T* in, const std::int64_t* offsets, std::size_t n, std::size_t chunk, std::size_t chunks,
+                         const std::uint32_t* chunk_segment, typename Op::Acc* partials) {
+  using Acc = typename Op::Acc;
+  __shared__ Acc per_warp[kBlock / 32];
+  for (std::size_t c = blockIdx.x; c < chunks; c += gridDim.x)  // most chunks hold no long segment
+    for (unsigned slot = 0; slot < 2; ++slot) {
+      const std::uint32_t marked = chunk_segment[2 * c + slot];
+      if (marked == 0) continue;  // the same for the whole block
+      std::size_t begin, end;
+      segment_bounds(offsets, marked - 1, n, begin, end);
+      const std::size_t lo = std::max(begin, c * chunk), hi = std::min(end, (c + 1) * chunk);
+      const Acc acc =
+          ch06::block_reduce<Op>(lane_accumulate<Op>(in + lo, hi - lo, lo - begin, threadIdx.x, kBlock), per_warp);
+      if (threadIdx.x == 0) partials[2 * c + slot] = acc;
+    }
+}
+
+// For each of its chunks c, a block owns the long segment that begins in c, if any, and combines its partials
 // in chunk order: its own, then slot 0 of every later chunk up to the one holding its last element.
 template <class Op>
 __global__ void __launch_bounds__(kBlock)
-    segments_long_combine(const std::int64_t* offsets, std::size_t n, std::size_t chunk,
+    segments_long_combine(const std::int64_t* offsets, std::size_t n, std::size_t chunk, std::size_t chunks,
                           const std::uint32_t* chunk_segment, const typename Op::Acc* partials, void* out) {
   using Acc = typename Op::Acc;
   __shared__ Acc per_warp[kBlock / 32];
-  const std::size_t c = blockIdx.x;
-  std::uint32_t marked = chunk_segment[2 * c + 1];
-  unsigned slot = 1;
-  if (marked == 0) {
-    marked = chunk_segment[2 * c];
-    slot = 0;
-    if (marked == 0) return;
+  for (std::size_t c = blockIdx.x; c < chunks; c += gridDim.x) {
+    std::uint32_t marked = chunk_segment[2 * c + 1];
+    unsigned slot = 1;
+    if (marked == 0) {
+      marked = chunk_segment[2 * c];
+      slot = 0;
+      if (marked == 0) continue;
+      std::size_t begin, end;
+      segment_bounds(offsets, marked - 1, n, begin, end);
+      if (begin != c * chunk) continue;  // it began in an earlier chunk, whose block owns it
+    }
     std::size_t begin, end;
     segment_bounds(offsets, marked - 1, n, begin, end);
-    if (begin != c * chunk) return;  // it began in an earlier chunk, whose block owns it
-  }
-  std::size_t begin, end;
-  segment_bounds(offsets, marked - 1, n, begin, end);
-  const std::size_t last = (end - 1) / chunk, count = last - c + 1;
-  Acc acc = Op::identity();
+    const std::size_t last = (end - 1) / chunk, count = last - c + 1;
+    Acc acc = Op::identity();
 #pragma unroll 8
-  for (std::size_t j = threadIdx.x; j < count; j += kBlock)  // independent loads: 8 in flight
-    acc = Op::combine(acc, partials[j == 0 ? 2 * c + slot : 2 * (c + j)]);
-  acc = ch06::block_reduce<Op>(acc, per_warp);
-  if (threadIdx.x == 0) store_result<Op>(out, marked - 1, acc);
+    for (std::size_t j = threadIdx.x; j < count; j += kBlock)  // independent loads: 8 in flight
+      acc = Op::combine(acc, partials[j == 0 ? 2 * c + slot : 2 * (c + j)]);
+    acc = ch06::block_reduce<Op>(acc, per_warp);
+    if (threadIdx.x == 0) store_result<Op>(out, marked - 1, acc);
+  }
 }
 
 // ---- the launcher ------------------------------------------------------------------------------------
@@ -437,6 +466,30 @@ inline unsigned pow2_at_least(std::size_t x) {
   return p;
 }
 
+// The segments' scratch: the medium list's length, the chunks' marks (both zeroed every call),
+// then the medium list and the chunks' partials.
+template <class Acc>
+struct SegmentScratch {
+  unsigned* medium_count;
+  std::uint32_t* chunk_segment;
+  std::size_t zeroed;
+  std::uint32_t* medium;
+  Acc* partials;
+  std::size_t bytes;
+};
+template <class Acc>
+SegmentScratch<Acc> segment_scratch(void* base, std::size_t chunks, std::size_t segments) {
+  red::ScratchCarver carve(base);
+  SegmentScratch<Acc> s{};
+  s.medium_count = carve.take<unsigned>(1);
+  s.chunk_segment = carve.take<std::uint32_t>(2 * chunks);
+  s.zeroed = carve.bytes();
+  s.medium = carve.take<std::uint32_t>(segments);
+  s.partials = carve.take<Acc>(2 * chunks);
+  s.bytes = carve.bytes();
+  return s;
+}
+
 // What one call launches: the strategy and its sizes, and the scratch it needs.
 struct Plan {
   Strategy strategy = Strategy::automatic;
@@ -444,7 +497,8 @@ struct Plan {
   unsigned split = 1;             // blocks_per_row: blocks per row; columns: chunks of rows
   std::size_t chunk = 0;          // blocks_per_row: columns per block; columns: rows per chunk;
                                   // segments: elements per chunk of a long segment
-  std::size_t long_length = 0;    // segments: longer than this is split into chunks (0: never)
+  std::size_t long_length = 0;    // segments: longer than this goes to a block of its own, longer
+                                  // than `chunk` is split into chunks (0: neither, the naive mapping)
   std::size_t chunks = 0;         // segments: chunks of the input
   bool vector = false;            // columns: 16-byte loads across the row; rows: rows_aligned
                                   // (every row on a 16-byte boundary, at most 2 vectors a lane, or
@@ -511,14 +565,12 @@ Plan plan(const BatchedCall& c) {
     p.vector = reinterpret_cast<std::uintptr_t>(c.input) % 16 == 0;
     p.lanes = pow2_at_least(red::ceil_div(mean, (p.vector ? 8 : 2) * kCount));
     if (p.strategy == Strategy::segments_grouped && s.n > 0) {
-      // Longer than 64 vectors a lane, or than a block's one vector a thread: chunks.
-      p.long_length = std::max<std::size_t>(std::size_t{p.lanes} * kCount * 64, kBlock * kCount);
-      p.chunk = p.long_length;
+      // More than 16 vectors a lane: a warp of its own. More than 4 vectors a thread of a block
+      // (32 a lane of that warp): chunks of that size, a block each.
+      p.long_length = std::size_t{p.lanes} * kCount * 16;
+      p.chunk = std::size_t{kBlock} * kCount * 4;
       p.chunks = red::ceil_div(s.n, p.chunk);
-      red::ScratchCarver carve;  // as launch() carves it: the chunks' segments, then their partials
-      carve.take<std::uint32_t>(2 * p.chunks);
-      carve.take<Acc>(2 * p.chunks);
-      p.scratch_bytes = carve.bytes();
+      p.scratch_bytes = segment_scratch<Acc>(nullptr, p.chunks, s.segments).bytes;
     }
   }
   return p;
@@ -543,15 +595,18 @@ void launch_rows_by_group(const BatchedCall& c, const Plan& p) {
 }
 
 template <class Op, class T, unsigned G>
-void launch_segments_by_group(const BatchedCall& c, const Plan& p, std::uint32_t* chunk_segment) {
+void launch_segments_by_group(const BatchedCall& c, const Plan& p, std::uint32_t* chunk_segment, std::uint32_t* medium,
+                              unsigned* medium_count) {
   const Shape& s = c.shape;
   const std::size_t blocks = std::min<std::size_t>(red::ceil_div(s.segments, kBlock / G), std::size_t{sm_count()} * 8);
   if (p.vector)
     segments_by_group<Op, T, G, true><<<static_cast<unsigned>(blocks), kBlock, 0, c.stream>>>(
-        static_cast<const T*>(c.input), s.offsets, s.segments, s.n, p.long_length, p.chunk, c.output, chunk_segment);
+        static_cast<const T*>(c.input), s.offsets, s.segments, s.n, p.long_length, p.chunk, c.output, chunk_segment,
+        medium, medium_count);
   else
     segments_by_group<Op, T, G, false><<<static_cast<unsigned>(blocks), kBlock, 0, c.stream>>>(
-        static_cast<const T*>(c.input), s.offsets, s.segments, s.n, p.long_length, p.chunk, c.output, chunk_segment);
+        static_cast<const T*>(c.input), s.offsets, s.segments, s.n, p.long_length, p.chunk, c.output, chunk_segment,
+        medium, medium_count);
 }
 
 // Calls f(std::integral_constant<unsigned, G>) for the group size G = lanes (1, 2, ..., 32).
@@ -641,16 +696,28 @@ void launch(const BatchedCall& c) {
                                                                                                   s.stride, c.output);
       break;
     default: {  // segments
-      red::ScratchCarver carve(c.scratch);
-      std::uint32_t* chunk_segment = carve.take<std::uint32_t>(2 * p.chunks);
-      Acc* partials = carve.take<Acc>(2 * p.chunks);
-      if (p.chunks > 0) CUDA_CHECK(cudaMemsetAsync(chunk_segment, 0, 2 * p.chunks * sizeof(std::uint32_t), c.stream));
-      with_lanes(p.lanes, [&](auto g) { launch_segments_by_group<Op, T, decltype(g)::value>(c, p, chunk_segment); });
-      if (p.chunks > 0) {
-        segments_long_chunks<Op, T><<<static_cast<unsigned>(p.chunks), kBlock, 0, c.stream>>>(in, s.offsets, s.n, p.chunk,
-                                                                                               chunk_segment, partials);
-        segments_long_combine<Op><<<static_cast<unsigned>(p.chunks), kBlock, 0, c.stream>>>(s.offsets, s.n, p.chunk,
-                                                                                            chunk_segment, partials, c.output);
+      const SegmentScratch<Acc> scratch = segment_scratch<Acc>(c.scratch, p.chunks, s.segments);
+      std::uint32_t* chunk_segment = scratch.chunk_segment;
+      Acc* partials = scratch.partials;
+      if (p.long_length > 0) CUDA_CHECK(cudaMemsetAsync(c.scratch, 0, scratch.zeroed, c.stream));
+      with_lanes(p.lanes, [&](auto g) {
+        launch_segments_by_group<Op, T, decltype(g)::value>(c, p, chunk_segment, scratch.medium, scratch.medium_count);
+      });
+      if (p.long_length > 0) {
+        const unsigned blocks = sm_count() * (2048 / kBlock);
+        if (p.vector)
+          segments_medium<Op, T, true><<<blocks, kBlock, 0, c.stream>>>(in, s.offsets, s.n, scratch.medium,
+                                                                        scratch.medium_count, c.output);
+        else
+          segments_medium<Op, T, false><<<blocks, kBlock, 0, c.stream>>>(in, s.offsets, s.n, scratch.medium,
+                                                                         scratch.medium_count, c.output);
+      }
+      if (p.chunks > 0 && p.long_length > 0) {
+        const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>(p.chunks, std::size_t{sm_count()} * (2048 / kBlock)));
+        segments_long_chunks<Op, T><<<blocks, kBlock, 0, c.stream>>>(in, s.offsets, s.n, p.chunk, p.chunks, chunk_segment,
+                                                                     partials);
+        segments_long_combine<Op><<<blocks, kBlock, 0, c.stream>>>(s.offsets, s.n, p.chunk, p.chunks, chunk_segment, partials,
+                                                                   c.output);
       }
     }
   }

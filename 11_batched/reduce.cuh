@@ -638,11 +638,13 @@ inline std::size_t sum_depth(const Plan& p, const Shape& s, std::size_t length, 
       return red::ceil_div(p.chunk, kBlock / std::min<std::size_t>(kBlock, std::max<std::size_t>(1, s.cols))) + block_tree + p.split;
     case Strategy::columns_naive:
       return length;
-    default:  // segments: a group's share, or a long segment's chunks and their partials
-      return std::max(red::ceil_div(std::min(length, p.long_length ? p.long_length : length), p.lanes) + per_vector + warp_tree,
-                      p.long_length ? red::ceil_div(p.chunk, kBlock) + per_vector + block_tree +
-                                          red::ceil_div(red::ceil_div(length, p.chunk) + 1, kBlock) + block_tree
-                                    : 0);
+    default: {  // segments: a group's share, a warp's (medium), or a long segment's chunks and partials
+      if (p.long_length == 0) return red::ceil_div(length, p.lanes) + per_vector + warp_tree;
+      if (length <= p.long_length) return red::ceil_div(length, p.lanes) + per_vector + warp_tree;
+      if (length <= p.chunk) return red::ceil_div(length, 32) + per_vector + warp_tree;
+      return red::ceil_div(p.chunk, kBlock) + per_vector + block_tree + red::ceil_div(red::ceil_div(length, p.chunk) + 1, kBlock) +
+             block_tree;
+    }
   }
 }
 

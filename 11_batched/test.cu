@@ -163,6 +163,13 @@ TEST_CASE("11_batched: inputs that start off a 16-byte boundary") {
         s.shape.n = static_cast<std::size_t>(s.offsets.back());  // at most 1000 x 80
         s.base_offset = offset;
         s.check(op);
+        // A heavy tail off the boundary: medium segments for a warp each and one in chunks, all read
+        // element by element at their ends.
+        Batch h = segment_batch(host, ch11::make_offsets(300, 64, ch11::SegmentDist::heavy, test::fresh_seed()));
+        h.shape.n = static_cast<std::size_t>(h.offsets.back());
+        h.base_offset = offset;
+        REQUIRE(h.shape.n <= host.n);  // about 1.05 x 300 x 64 of the 80,000 elements
+        h.check(op);
       }
     }
 }

@@ -3,15 +3,16 @@
 // Idea: the shape decides how work maps to threads. One reduction per row of a [B, L] matrix can
 // be a thread's (L tiny), a group of lanes' (short rows), a block's (long rows) or several blocks'
 // (a few very long rows), and only the mapping changes: every one reads the row with the same
-// 16-byte loads (group_accumulate) and combines the lanes with cooperative groups' reduce, as in
-// chapter 10. Columns are read across the row, a thread per 16 bytes of columns, each summing its
-// columns down a chunk of rows, then a second pass over the chunks. Segments of any length are
-// mapped like rows by their mean length, except the long ones: those are cut into chunks of equal
-// size, each chunk reduced by a block, and the chunks combined in order (load balancing).
+// 16-byte loads (lane_accumulate, or rows_aligned where every row starts on a 16-byte boundary)
+// and combines the lanes with cooperative groups' reduce, as in chapter 10. Columns are read across
+// the row, a thread per 16 bytes of columns, each summing its columns down a chunk of rows, then a
+// second pass over the chunks. Segments are mapped like rows by their mean length, and then by each
+// one's own: a medium one goes to a warp of its own, a long one is cut into chunks of equal size,
+// each chunk reduced by a block and the chunks combined in order (load balancing).
 // Cost: the input read once; rows: one kernel (blocks_per_row: and a pass over B x K partials);
-// columns: one kernel, and a pass over K x L partials; segments: a memset of chunks x 16 bytes and
-// three kernels (the last two do almost nothing without long segments). Deterministic: every
-// partial is combined in a fixed order that depends on the shape alone.
+// columns: one kernel, and a pass over K x L partials; segments: a memset of the chunks' marks and
+// four kernels (the last three do almost nothing without medium and long segments). Deterministic:
+// every partial is combined in a fixed order that depends on the shape alone.
 #pragma once
 
 #include <cooperative_groups.h>

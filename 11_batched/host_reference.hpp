@@ -7,12 +7,15 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "11_batched/batched.hpp"
 #include "11_batched/chapter.cuh"
+#include "device_buffer.hpp"
 #include "inputs.hpp"
 #include "reference.hpp"
 
@@ -41,6 +44,48 @@ inline std::vector<std::int64_t> make_offsets(std::size_t count, std::size_t mea
     o[s + 1] = o[s] + static_cast<std::int64_t>(len);
   }
   return o;
+}
+
+// A call with its device buffers: the offsets (segments), the results (4 bytes each, at least one)
+// and the scratch its plan needs (scratch_bytes: that many instead, for a library's call). The
+// program, the tests and the benchmark all set a call up this way.
+struct Prepared {
+  red::DeviceBuffer offsets, output, scratch;
+  BatchedCall call;
+  Plan plan;
+  // Runs the call (ch11::run) and waits for it.
+  void run_and_wait() const {
+    run(call);
+    CUDA_CHECK(cudaStreamSynchronize(call.stream));
+  }
+  // The results, once the call has ended.
+  std::vector<std::byte> results() const {
+    std::vector<std::byte> got(outputs(call.shape) * 4);
+    if (!got.empty()) output.download(got.data(), got.size());
+    return got;
+  }
+};
+inline std::unique_ptr<Prepared> prepare(red::Op op, red::DType t, const void* input, const Shape& shape,
+                                         const std::vector<std::int64_t>& offsets, Strategy strategy,
+                                         cudaStream_t stream, std::optional<std::size_t> scratch_bytes = {}) {
+  auto p = std::make_unique<Prepared>();
+  p->offsets = red::DeviceBuffer(offsets.size() * sizeof(std::int64_t));
+  if (!offsets.empty()) p->offsets.upload(offsets.data(), offsets.size() * sizeof(std::int64_t));
+  p->output = red::DeviceBuffer(std::max<std::size_t>(outputs(shape), 1) * 4);
+  BatchedCall& c = p->call;
+  c.op = op;
+  c.dtype = t;
+  c.input = input;
+  c.shape = shape;
+  c.shape.offsets = offsets.empty() ? nullptr : static_cast<const std::int64_t*>(p->offsets.get());
+  c.output = p->output.get();
+  c.stream = stream;
+  c.strategy = strategy;
+  if (!scratch_bytes) p->plan = plan_of(c);
+  c.scratch_bytes = scratch_bytes ? *scratch_bytes : p->plan.scratch_bytes;
+  p->scratch = red::DeviceBuffer(c.scratch_bytes);
+  c.scratch = p->scratch.get();
+  return p;
 }
 
 // Result k's elements: `count` elements of the input, the first at `first`, `step` apart.

@@ -114,27 +114,12 @@ int run(const Options& opt) {
                                                  : red::generate(t, std::max<std::size_t>(elements, 1),
                                                                  *dist, opt.seed);
   const red::DeviceInput in = red::upload(host);
-  red::DeviceBuffer d_offsets(offsets.size() * 8), out(std::max<std::size_t>(results, 1) * 4);
-  if (!offsets.empty()) d_offsets.upload(offsets.data(), offsets.size() * 8);
   const red::Stream stream;
-  ch11::BatchedCall c;
-  c.op = op;
-  c.dtype = t;
-  c.input = in.data;
-  c.shape = shape;
-  c.shape.offsets = segmented ? static_cast<const std::int64_t*>(d_offsets.get()) : nullptr;
-  c.output = out.get();
-  c.stream = stream.get();
-  c.strategy = strategy_named(opt.strategy);
-  const ch11::Plan plan = ch11::plan_of(c);
-  red::DeviceBuffer scratch(plan.scratch_bytes);
-  c.scratch = scratch.get();
-  c.scratch_bytes = plan.scratch_bytes;
-
-  ch11::run(c);
-  stream.sync();
-  std::vector<std::byte> got(results * 4);
-  if (results) out.download(got.data(), got.size());
+  const auto prepared = ch11::prepare(op, t, in.data, shape, offsets, strategy_named(opt.strategy), stream.get());
+  const ch11::BatchedCall& c = prepared->call;
+  const ch11::Plan& plan = prepared->plan;
+  prepared->run_and_wait();
+  const std::vector<std::byte> got = prepared->results();
   const ch11::BatchCheck check = ch11::check_all(host, shape, offsets, op, plan, got);
 
   std::optional<red::L2Scrubber> scrubber;

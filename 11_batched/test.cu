@@ -29,29 +29,11 @@ struct Batch {
   std::vector<std::byte> run(Op op, Strategy strategy = Strategy::automatic, cudaStream_t stream = nullptr,
                              int scratch_fill = -1) const {
     const DeviceInput in = upload(host, base_offset);
-    DeviceBuffer d_offsets(offsets.size() * sizeof(std::int64_t));
-    if (!offsets.empty()) d_offsets.upload(offsets.data(), offsets.size() * sizeof(std::int64_t));
-    ch11::BatchedCall c;
-    c.op = op;
-    c.dtype = host.dtype;
-    c.input = in.data;
-    c.shape = shape;
-    c.shape.offsets = offsets.empty() ? nullptr : static_cast<const std::int64_t*>(d_offsets.get());
-    c.strategy = strategy;
-    c.stream = stream;
-    const std::size_t results = ch11::outputs(shape);
-    DeviceBuffer out(std::max<std::size_t>(results, 1) * 4);
-    out.fill(0xA5, stream);  // a result never written shows (on the call's stream: ordered before it)
-    c.output = out.get();
-    c.scratch_bytes = ch11::scratch_bytes_of(c);
-    DeviceBuffer scratch(c.scratch_bytes);
-    if (scratch_fill >= 0) scratch.fill(scratch_fill, stream);
-    c.scratch = scratch.get();
-    ch11::run(c);
-    CUDA_CHECK(cudaStreamSynchronize(stream));
-    std::vector<std::byte> got(results * 4);
-    if (results) out.download(got.data(), got.size());
-    return got;
+    const auto p = ch11::prepare(op, host.dtype, in.data, shape, offsets, strategy, stream);
+    p->output.fill(0xA5, stream);  // a result never written shows (on the call's stream: ordered before it)
+    if (scratch_fill >= 0) p->scratch.fill(scratch_fill, stream);
+    p->run_and_wait();
+    return p->results();
   }
 
   // Runs and checks every result; returns the plan that ran.

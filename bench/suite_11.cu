@@ -3,6 +3,7 @@
 // cub::DeviceSegmentedReduce on the same input in the same run. Every call is checked against the
 // float64 reference before it is timed.
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,7 +45,7 @@ struct Kernel {
 
 struct Resources {
   std::shared_ptr<Data> data;
-  DeviceBuffer offsets, output, scratch;
+  std::unique_ptr<ch11::Prepared> prepared;
 };
 
 int layout_id(ch11::Layout l) { return l == ch11::Layout::rows ? 1 : l == ch11::Layout::columns ? 2 : 3; }
@@ -70,47 +71,33 @@ void register_case(Op op, DType t, ch11::Shape shape, std::vector<std::int64_t> 
   register_timed(label, static_cast<double>(n * size_of(t)), [=](cudaStream_t stream) {
     auto r = std::make_shared<Resources>();
     r->data = data_for(t, std::max(ch11::input_elements(shape), std::size_t{1}));
-    r->offsets = DeviceBuffer(shared_offsets->size() * sizeof(std::int64_t));
-    if (!shared_offsets->empty()) r->offsets.upload(shared_offsets->data(), shared_offsets->size() * sizeof(std::int64_t));
-    const std::size_t results = ch11::outputs(shape);
-    r->output = DeviceBuffer(results * 4);
-    ch11::BatchedCall c;
-    c.op = op;
-    c.dtype = t;
-    c.input = r->data->device.data;
-    c.shape = shape;
-    c.shape.offsets = shared_offsets->empty() ? nullptr : static_cast<const std::int64_t*>(r->offsets.get());
-    c.output = r->output.get();
-    c.stream = stream;
-    c.strategy = k.strategy;
-    ch11::Plan plan;
-    if (k.cub) {
-      std::size_t bytes = 0;
+    const auto cub_call = [t](const ch11::BatchedCall& c, void* temp, std::size_t& bytes) {
       dispatch(Ops<Sum>{}, Types<float, __half, __nv_bfloat16>{}, Op::sum, t, [&](auto tag) {
-        CUDA_CHECK(ch11::cub_segmented<typename decltype(tag)::type::In>(nullptr, bytes, c));
+        CUDA_CHECK(ch11::cub_segmented<typename decltype(tag)::type::In>(temp, bytes, c));
       });
-      r->scratch = DeviceBuffer(bytes);
-      c.scratch = r->scratch.get();
-      c.scratch_bytes = bytes;
-      plan.strategy = ch11::Strategy::columns_naive;  // CUB's order is its own: the loosest bound, a serial chain
-    } else {
-      plan = ch11::plan_of(c);
-      r->scratch = DeviceBuffer(plan.scratch_bytes);
-      c.scratch = r->scratch.get();
-      c.scratch_bytes = plan.scratch_bytes;
+    };
+    r->prepared = ch11::prepare(op, t, r->data->device.data, shape, *shared_offsets, k.strategy, stream,
+                                k.cub ? std::optional<std::size_t>(0) : std::nullopt);
+    if (k.cub) {  // CUB's own size query, once, and its scratch
+      std::size_t bytes = 0;
+      cub_call(r->prepared->call, nullptr, bytes);
+      r->prepared->scratch = DeviceBuffer(bytes);
+      r->prepared->call.scratch = r->prepared->scratch.get();
+      r->prepared->call.scratch_bytes = bytes;
     }
+    const ch11::BatchedCall c = r->prepared->call;
+    ch11::Plan plan = r->prepared->plan;
+    if (k.cub) plan.strategy = ch11::Strategy::columns_naive;  // CUB's order is its own: the loosest bound, a serial chain
     TimedCase tc;
-    tc.call = [c, k, t] {
+    tc.call = [c, k, cub_call] {
       if (!k.cub) return ch11::run(c);
       std::size_t bytes = c.scratch_bytes;
-      dispatch(Ops<Sum>{}, Types<float, __half, __nv_bfloat16>{}, Op::sum, t, [&](auto tag) {
-        CUDA_CHECK(ch11::cub_segmented<typename decltype(tag)::type::In>(c.scratch, bytes, c));
-      });
+      cub_call(c, c.scratch, bytes);
     };
     tc.call();
     CUDA_CHECK(cudaStreamSynchronize(stream));
-    std::vector<std::byte> got(results * 4);
-    if (results) r->output.download(got.data(), got.size());
+    const std::size_t results = ch11::outputs(shape);
+    const std::vector<std::byte> got = r->prepared->results();
     if (!(k.cub && op == Op::max)) {  // CUB's max has its own NaN rule (baselines.cuh)
       const ch11::BatchCheck check = ch11::check_all(r->data->host, shape, *shared_offsets, op, plan, got);
       if (check.failed) tc.wrong = check.first_failure;

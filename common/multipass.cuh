@@ -90,7 +90,7 @@ std::size_t scratch_query(std::size_t n, Call call) {
 
 // scratch_query for the library's function kCall, remembered per thread: asked again only when the
 // device or n changes. A library's size query can be a whole host-side dispatch (CUB's reads the
-// device's SM count and occupancy: 0.5-0.8 us a call from 2^14 elements on, on the H200); a program
+// device's SM count and occupancy before it knows the grid); a program
 // asks once per size and keeps the answer, and so does this, so that the contract's check in
 // Chapter::launch does not put a second dispatch inside every timed call.
 template <auto kCall>

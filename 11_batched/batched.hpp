@@ -36,7 +36,7 @@ enum class Strategy {
   blocks_per_row,    // rows: several blocks per row, then a second pass over their partials
   columns_tiled,     // columns: threads across the row, partials per chunk of rows, a second pass
   columns_naive,     // columns: one thread per column walks every row (the baseline)
-  segments_grouped,  // segments: a group of lanes per segment, long segments split into chunks
+  segments_balanced, // segments: the elements split evenly among warps, whatever the lengths
   segments_naive,    // segments: a group per segment whatever its length (no split)
 };
 
@@ -130,7 +130,7 @@ inline std::string name(Strategy s) {
     case Strategy::blocks_per_row: return "blocks_per_row";
     case Strategy::columns_tiled: return "columns_tiled";
     case Strategy::columns_naive: return "columns_naive";
-    case Strategy::segments_grouped: return "segments_grouped";
+    case Strategy::segments_balanced: return "segments_balanced";
     default: return "segments_naive";
   }
 }

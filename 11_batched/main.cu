@@ -46,7 +46,7 @@ ch11::Strategy strategy_named(const std::string& s) {
   for (ch11::Strategy k :
        {ch11::Strategy::automatic, ch11::Strategy::thread_per_row, ch11::Strategy::group_per_row,
         ch11::Strategy::block_per_row, ch11::Strategy::blocks_per_row, ch11::Strategy::columns_tiled,
-        ch11::Strategy::columns_naive, ch11::Strategy::segments_grouped, ch11::Strategy::segments_naive})
+        ch11::Strategy::columns_naive, ch11::Strategy::segments_balanced, ch11::Strategy::segments_naive})
     if (ch11::name(k) == s) return k;
   throw Usage("--strategy: unknown strategy '" + s + "'");
 }
@@ -178,7 +178,7 @@ int main(int argc, char** argv) {
   app.add_option("--input", opt.input, "raw little-endian array of the dtype instead of generated data");
   app.add_option("--strategy", opt.strategy, "automatic (default), or force one: thread_per_row, group_per_row, "
                                              "block_per_row, blocks_per_row, columns_tiled, columns_naive, "
-                                             "segments_grouped, segments_naive");
+                                             "segments_balanced, segments_naive");
   app.add_option("--repeat", opt.repeat, "timed calls (default 20)")->check(CLI::Range(1, 100000));
   app.add_flag("--json", opt.json, "one JSON line instead of the report");
   app.footer("Exit codes: 0 passed, 1 a result failed its check, 2 bad arguments or shape, 3 no GPU, 4 a CUDA error.");

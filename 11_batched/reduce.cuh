@@ -5,14 +5,14 @@
 // (a few very long rows), and only the mapping changes: every one reads the row with the same
 // 16-byte loads (lane_accumulate, or rows_aligned where every row starts on a 16-byte boundary)
 // and combines the lanes with cooperative groups' reduce, as in chapter 10. Columns are read across
-// the row, a thread per 16 bytes of columns, each summing its columns down a chunk of rows, then a
-// second pass over the chunks. Segments are mapped like rows by their mean length, and then by each
-// one's own: a medium one goes to a warp of its own, a long one is cut into chunks of equal size,
-// each chunk reduced by a block and the chunks combined in order (load balancing).
+// the row, a thread per 16 bytes of columns, each summing its columns down a chunk of rows, then
+// the same kernel over the chunks' partials. Segments are not mapped by segment at all: the
+// elements are split evenly among warps whatever the segments' lengths (load balancing), each warp
+// closing the segments whose ends it meets and handing on the partials of those that cross its range.
 // Cost: the input read once; rows: one kernel (blocks_per_row: and a pass over B x K partials);
-// columns: one kernel, and a pass over K x L partials; segments: a memset of the chunks' marks and
-// four kernels (the last three do almost nothing without medium and long segments). Deterministic:
-// every partial is combined in a fixed order that depends on the shape alone.
+// columns: one kernel, and a pass over K x L partials; segments: the offsets read about once more,
+// a kernel over the elements and one over the blocks' partials. Deterministic: every partial is
+// combined in a fixed order that depends on the shape alone.
 #pragma once
 
 #include <cooperative_groups.h>
@@ -37,7 +37,6 @@ namespace cg = cooperative_groups;
 
 constexpr unsigned kBlock = 256;  // threads per block of every kernel here
 constexpr unsigned kUnroll = 4;   // 16-byte loads each lane has in flight in a row's body
-constexpr unsigned kColumnUnroll = 8;  // rows each thread of columns_tiled has in flight
 
 // ---- reading a range: the loads every mapping shares ------------------------------------------
 
@@ -140,7 +139,7 @@ __device__ typename Op::Acc group_reduce(typename Op::Acc v) {
 template <class Op>
 __device__ void store_result(void* out, std::size_t i, const typename Op::Acc& a) {
   if constexpr (Op::op == red::Op::argmax)
-    static_cast<int*>(out)[i] = a.index == Op::kNoIndex ? -1 : static_cast<int>(a.index);
+    static_cast<int*>(out)[i] = a.index == red::ArgMax<float>::kNoIndex ? -1 : static_cast<int>(a.index);
   else
     static_cast<float*>(out)[i] = static_cast<float>(a);
 }
@@ -230,23 +229,42 @@ __global__ void __launch_bounds__(kBlock) rows_combine(const typename Op::Acc* p
 
 // ---- columns --------------------------------------------------------------------------------------------
 //
-// kVector: each thread reads 16 bytes of a row (kCount columns) per row, which needs every row to
-// start on a 16-byte boundary and cols to be a multiple of kCount; else one column per thread.
-// A block lays P threads across the row (P = min(vectors per row, kBlock)) and R = kBlock / P rows
-// deep; thread (x, y) sums its columns down rows y, y + R, ... of the block's chunk of rows, then
-// the R threads of each column meet in shared memory, pairwise in a fixed tree. blockIdx.y is
-// the chunk: with one chunk the block writes the results, else partial k of each column, which
-// columns_combine adds in order.
+// A block of kColumnBlock threads lays P threads across the row (P = min(vectors per row, 32): a
+// warp reads 32 neighbouring 16-byte vectors, 512 contiguous bytes) and R = kColumnBlock / P rows
+// deep. Thread (x, y) sums its columns down rows y, y + R, ... of the block's chunk of rows, then
+// the R threads of each column meet in shared memory, pairwise in a fixed tree. blockIdx.y is the
+// chunk: with one chunk the block writes the results, else partial k of each column into a
+// [chunks, cols] matrix, which the same kernel then reduces over its columns (CombineOp: the
+// partials are already accumulators). kVector: 16-byte loads (kCount columns a thread), which
+// needs every row on a 16-byte boundary and cols a multiple of kCount; else a column a thread.
+constexpr unsigned kColumnBlock = 1024;
+constexpr unsigned kColumnUnroll = 8;  // rows each thread has in flight
+
+template <class Op>
+struct CombineOp {  // Op over its own accumulators: the second pass over partials
+  using Acc = typename Op::Acc;
+  static constexpr red::Op op = Op::op;
+  __device__ static Acc identity() { return Op::identity(); }
+  __device__ static Acc load(const Acc& a, std::size_t) { return a; }
+  __device__ static Acc combine(const Acc& a, const Acc& b) { return Op::combine(a, b); }
+};
+
+// Shared memory for the column tree: kCount accumulators a thread if that is at most 48 KB, else one.
+template <class Acc>
+constexpr std::size_t columns_tree_bytes(std::size_t count) {
+  return kColumnBlock * count * sizeof(Acc) <= 48 * 1024 ? kColumnBlock * count * sizeof(Acc) : kColumnBlock * sizeof(Acc);
+}
+
 template <class Op, class T, bool kVector>
-__global__ void __launch_bounds__(kBlock)
-    columns_tiled(const T* in, std::size_t rows, std::size_t cols, std::size_t stride, std::size_t chunk_rows,
-                  void* out, typename Op::Acc* partials) {
+__global__ void __launch_bounds__(kColumnBlock)
+    columns_tiled(const T* in, std::size_t rows, std::size_t cols, std::size_t stride, unsigned across,
+                  std::size_t chunk_rows, void* out, typename Op::Acc* partials) {
   using Acc = typename Op::Acc;
   constexpr unsigned kCount = kVector ? Vec16<T>::kCount : 1;
   extern __shared__ __align__(16) unsigned char shared_bytes[];
-  Acc* tree = reinterpret_cast<Acc*>(shared_bytes);  // [kBlock][kCount]
+  Acc* tree = reinterpret_cast<Acc*>(shared_bytes);  // [kColumnBlock][kAtOnce]
   const std::size_t vectors = cols / kCount;
-  const unsigned P = static_cast<unsigned>(std::min<std::size_t>(vectors, kBlock)), R = kBlock / P;
+  const unsigned P = across, R = kColumnBlock / P;
   const unsigned x = threadIdx.x % P, y = threadIdx.x / P;
   const std::size_t v = std::size_t{blockIdx.x} * P + x;
   const bool active = y < R && v < vectors;
@@ -279,48 +297,35 @@ __global__ void __launch_bounds__(kBlock)
         acc[j] = Op::combine(acc[j], Op::load(e, r));
       }
   }
+  // The R threads of a column meet: all kCount columns at once when their accumulators fit in
+  // shared memory (columns_tree_bytes), else one at a time.
+  constexpr unsigned kAtOnce = columns_tree_bytes<Acc>(kCount) == kColumnBlock * kCount * sizeof(Acc) ? kCount : 1;
 #pragma unroll
-  for (unsigned j = 0; j < kCount; ++j) tree[threadIdx.x * kCount + j] = acc[j];
-  __syncthreads();
-  for (unsigned h = 1; h < R; h *= 2) {
-    if (y % (2 * h) == 0 && y + h < R)
+  for (unsigned j0 = 0; j0 < kCount; j0 += kAtOnce) {
 #pragma unroll
-      for (unsigned j = 0; j < kCount; ++j)
-        tree[threadIdx.x * kCount + j] = Op::combine(tree[threadIdx.x * kCount + j], tree[(threadIdx.x + h * P) * kCount + j]);
+    for (unsigned j = 0; j < kAtOnce; ++j) tree[threadIdx.x * kAtOnce + j] = acc[j0 + j];
     __syncthreads();
+    for (unsigned h = 1; h < R; h *= 2) {
+      if (y % (2 * h) == 0 && y + h < R)
+#pragma unroll
+        for (unsigned j = 0; j < kAtOnce; ++j)
+          tree[threadIdx.x * kAtOnce + j] =
+              Op::combine(tree[threadIdx.x * kAtOnce + j], tree[(threadIdx.x + h * P) * kAtOnce + j]);
+      __syncthreads();
+    }
+#pragma unroll
+    for (unsigned j = 0; j < kAtOnce; ++j) acc[j0 + j] = tree[threadIdx.x * kAtOnce + j];
+    if (kAtOnce < kCount) __syncthreads();
   }
   if (y != 0 || v >= vectors) return;
 #pragma unroll
   for (unsigned j = 0; j < kCount; ++j) {
     const std::size_t c = v * kCount + j;
     if (gridDim.y == 1)
-      store_result<Op>(out, c, tree[threadIdx.x * kCount + j]);
+      store_result<Op>(out, c, acc[j]);
     else
-      partials[std::size_t{blockIdx.y} * cols + c] = tree[threadIdx.x * kCount + j];
+      partials[std::size_t{blockIdx.y} * cols + c] = acc[j];
   }
-}
-
-// The chunks' partials of each column: a block per 32 columns, its 8 warps taking chunks k, k + 8,
-// ... (each warp's load reads 32 neighbouring columns: 128 contiguous bytes), then the 8 meet in
-// shared memory in a fixed tree. Coalesced however many chunks and columns there are.
-template <class Op>
-__global__ void __launch_bounds__(kBlock)
-    columns_combine(const typename Op::Acc* partials, std::size_t cols, unsigned chunks, void* out) {
-  using Acc = typename Op::Acc;
-  constexpr unsigned kWarps = kBlock / 32;
-  __shared__ Acc tree[kWarps][32];
-  const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  const std::size_t c = std::size_t{blockIdx.x} * 32 + lane;
-  Acc acc = Op::identity();
-  if (c < cols)
-    for (unsigned k = warp; k < chunks; k += kWarps) acc = Op::combine(acc, partials[k * cols + c]);
-  tree[warp][lane] = acc;
-  __syncthreads();
-  for (unsigned h = kWarps / 2; h > 0; h /= 2) {
-    if (warp < h) tree[warp][lane] = Op::combine(tree[warp][lane], tree[warp + h][lane]);
-    __syncthreads();
-  }
-  if (warp == 0 && c < cols) store_result<Op>(out, c, tree[0][lane]);
 }
 
 // The baseline: a thread per column walks down every row, one element at a time.
@@ -336,42 +341,20 @@ __global__ void __launch_bounds__(kBlock)
 
 // ---- segments -----------------------------------------------------------------------------------------
 //
-// Segment s is [offsets[s], offsets[s + 1]) clamped to [0, n]: a bad offsets array (decreasing, or
-// past n) reads nothing outside the input; the program checks offsets on the host and refuses them.
-__device__ inline void segment_bounds(const std::int64_t* offsets, std::size_t s, std::size_t n, std::size_t& begin,
-                                      std::size_t& end) {
-  const std::int64_t b = offsets[s], e = offsets[s + 1];
-  begin = static_cast<std::size_t>(min(max(b, std::int64_t{0}), static_cast<std::int64_t>(n)));
-  end = static_cast<std::size_t>(min(max(e, static_cast<std::int64_t>(begin)), static_cast<std::int64_t>(n)));
-}
-
-// Three lengths, three mappings. A group of G lanes per segment, as rows_by_group, takes the
-// segments up to short_length (0: every segment). A longer one up to a chunk's length is listed for
-// a warp of its own (segments_medium: the list's order depends on timing, but each segment's
-// result does not, since one warp reduces it the same way whatever its place). A segment longer
-// than a chunk is marked, for every chunk of `chunk` elements it touches, as that chunk's slot 0
-// (the segment holding the chunk's first element) or slot 1 (one that begins inside it), and the
-// two kernels after segments_medium reduce it chunk by chunk.
+// Segment s is elements [offsets[s], offsets[s + 1]) of the input; offsets are nondecreasing and
+// within [0, n] (the program checks them on the host before a call).
+//
+// The naive mapping: a group of G lanes per segment, G from the mean length, as rows_by_group. It
+// is fast while every segment is about the mean; one segment with half the elements leaves a
+// single group reading them while the rest of the GPU waits.
 template <class Op, class T, unsigned G, bool kAligned>
 __global__ void __launch_bounds__(kBlock)
-    segments_by_group(const T* in, const std::int64_t* offsets, std::size_t segments, std::size_t n,
-                      std::size_t short_length, std::size_t chunk, void* out, std::uint32_t* chunk_segment,
-                      std::uint32_t* medium, unsigned* medium_count) {
+    segments_by_group(const T* in, const std::int64_t* offsets, std::size_t segments, std::size_t n, void* out) {
   constexpr unsigned kGroups = kBlock / G;
   const unsigned lane = threadIdx.x % G;
   for (std::size_t s = std::size_t{blockIdx.x} * kGroups + threadIdx.x / G; s < segments;
        s += std::size_t{gridDim.x} * kGroups) {
-    std::size_t begin, end;
-    segment_bounds(offsets, s, n, begin, end);
-    if (short_length != 0 && end - begin > chunk) {
-      for (std::size_t c = begin / chunk + lane; c <= (end - 1) / chunk; c += G)
-        chunk_segment[2 * c + (c * chunk < begin ? 1 : 0)] = static_cast<std::uint32_t>(s + 1);
-      continue;
-    }
-    if (short_length != 0 && end - begin > short_length) {
-      if (lane == 0) medium[atomicAdd(medium_count, 1u)] = static_cast<std::uint32_t>(s);
-      continue;
-    }
+    const std::size_t begin = static_cast<std::size_t>(offsets[s]), end = static_cast<std::size_t>(offsets[s + 1]);
     const typename Op::Acc acc =
         group_reduce<Op, G>(kAligned ? lane_accumulate_masked<Op>(in, n, begin, end, lane, G)
                                      : lane_accumulate<Op>(in + begin, end - begin, 0, lane, G));
@@ -379,75 +362,299 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
-// The listed segments, a warp each: the grid's warps stride over the list, whose length the group
-// kernel left in *count.
+// The balanced mapping: split the elements, not the segments. The elements from offsets[0] to
+// offsets[segments] are cut into equal ranges, a block's range into 8 equal warp ranges, and a
+// warp reads its range in rounds of 32 lanes x kLaneBytes, each lane kLaneBytes of consecutive
+// elements: every warp reads the same number of bytes whatever the lengths. A lane walks its
+// elements in order, closing each segment whose end it passes; a segment that began in an earlier
+// lane, round, warp or block is finished from the partials that came before it, always combined
+// in the same order (the result's bits depend on the shape only).
+//
+// Which range closes a segment: the one holding its end. A lane owns the ends e with p < e <= q
+// for its elements [p, q) (ends of empty segments included); the lane holding offsets[0] also owns
+// the ends equal to it (empty segments at the very start).
+constexpr unsigned kLaneBytes = 64;  // 4 16-byte loads per lane and round
+constexpr unsigned kWarpsPerBlock = kBlock / 32;
+constexpr std::size_t kNoSegment = ~std::size_t{0};
+
+// What a warp or a block leaves for whoever finishes its first and last segments.
+template <class Acc>
+struct Pieces {
+  std::size_t head;  // a segment that began before the range and ends in it, or kNoSegment
+  Acc head_acc;      // its elements in the range
+  std::size_t tail;  // the segment still open at the range's end if it has elements in it, or kNoSegment
+  Acc tail_acc;      // its elements in the range
+};
+template <class Op>
+__device__ Pieces<typename Op::Acc> no_pieces() {
+  return {kNoSegment, Op::identity(), kNoSegment, Op::identity()};
+}
+
+// __shfl_up_sync and __shfl_sync for every accumulator type (an argmax pair as its two members).
+template <class Acc>
+__device__ Acc shfl_up(Acc v, unsigned delta) {
+  if constexpr (ch06::is_value_index<Acc>::value)
+    return Acc{__shfl_up_sync(0xffffffffu, v.value, delta), __shfl_up_sync(0xffffffffu, v.index, delta)};
+  else
+    return __shfl_up_sync(0xffffffffu, v, delta);
+}
+template <class Acc>
+__device__ Acc shfl_from(Acc v, unsigned lane) {
+  if constexpr (ch06::is_value_index<Acc>::value)
+    return Acc{__shfl_sync(0xffffffffu, v.value, lane), __shfl_sync(0xffffffffu, v.index, lane)};
+  else
+    return __shfl_sync(0xffffffffu, v, lane);
+}
+
+// The first segment s >= from whose end is past element p: the segment holding p, once the ends
+// at or before p are closed. Galloping from `from`, then halving: a few loads when p is near.
+__device__ inline std::size_t segment_after(const std::int64_t* offsets, std::size_t segments, std::size_t from,
+                                            std::size_t p) {
+  const auto past = [&](std::size_t s) { return static_cast<std::size_t>(offsets[s + 1]) > p; };
+  if (from >= segments || past(from)) return from;
+  std::size_t lo = from, step = 1, hi = from + 1;  // past(lo) is false
+  while (hi < segments && !past(hi)) {
+    lo = hi;
+    step *= 2;
+    hi = lo + step;
+  }
+  hi = std::min(hi, segments);  // segments: the answer when every end is at or before p
+  while (hi - lo > 1) {
+    const std::size_t mid = lo + (hi - lo) / 2;
+    (mid < segments && past(mid) ? hi : lo) = mid;
+  }
+  return hi;
+}
+
+// The same answer found by a whole warp: 32 probes at a time, each step narrowing the range 31-fold
+// (5 dependent loads for 2^24 segments instead of about 48). Every lane gets the answer.
+__device__ inline std::size_t warp_segment_after(const std::int64_t* offsets, std::size_t segments, std::size_t from,
+                                                 std::size_t p) {
+  const unsigned lane = threadIdx.x % 32;
+  std::size_t a_lo = from, a_hi = segments;  // the answer is in [a_lo, a_hi]
+  while (a_lo < a_hi) {
+    const std::size_t step = (a_hi - a_lo + 30) / 31;
+    const std::size_t c = std::min(a_lo + lane * step, a_hi);
+    const bool past = c >= segments || static_cast<std::size_t>(offsets[c + 1]) > p;
+    const unsigned k = __ffs(__ballot_sync(0xffffffffu, past)) - 1;  // lane 31 probes a_hi: always past
+    const std::size_t ck = __shfl_sync(0xffffffffu, c, k), before = __shfl_sync(0xffffffffu, c, k == 0 ? 0 : k - 1);
+    if (k == 0) return ck;
+    a_lo = before + 1;
+    a_hi = ck;
+  }
+  return a_hi;
+}
+
+// One warp's range [lo, hi) of elements: results of the segments it closes that began inside it
+// written; the first and last segments' partials returned (valid in every lane).
+template <class Op, class T, bool kAligned>
+__device__ Pieces<typename Op::Acc> segments_warp_range(const T* in, const std::int64_t* offsets, std::size_t segments,
+                                                        std::size_t first, std::size_t lo, std::size_t hi, void* out) {
+  using Acc = typename Op::Acc;
+  using V = Vec16<T>;
+  constexpr unsigned kLane = kLaneBytes / sizeof(T), kVecs = kLaneBytes / 16;
+  const unsigned lane = threadIdx.x % 32;
+  Pieces<Acc> pieces = no_pieces<Op>();
+  if (lo >= hi) return pieces;
+  // The segment holding element lo, and whether it began before the range.
+  std::size_t cur = warp_segment_after(offsets, segments, 0, lo);
+  const std::size_t first_segment = cur;
+  const bool first_began_before = static_cast<std::size_t>(offsets[first_segment]) < lo;
+  Acc carry = Op::identity();  // the open segment's elements so far (earlier rounds of this range)
+  // This lane's elements of the round at `base`: 16-byte loads when they are all in the range.
+  const auto load = [&](std::size_t base, T (&x)[kLane]) {
+    const std::size_t g = base + std::size_t{lane} * kLane;
+    const std::size_t p = std::max(g, lo), q = std::min(g + kLane, hi);
+    if (p >= q) return;
+    if (kAligned && p == g && q == g + kLane) {
+#pragma unroll
+      for (unsigned u = 0; u < kVecs; ++u) {
+        const V v = reinterpret_cast<const V*>(in + g)[u];
+#pragma unroll
+        for (unsigned j = 0; j < V::kCount; ++j) x[u * V::kCount + j] = v.e[j];
+      }
+    } else {
+#pragma unroll
+      for (unsigned j = 0; j < kLane; ++j)
+        if (g + j >= p && g + j < q) x[j] = in[g + j];
+    }
+  };
+  T next[kLane] = {};  // the next round's elements, loaded while this round's are walked
+  load(lo / kLane * kLane, next);
+  for (std::size_t base = lo / kLane * kLane; base < hi; base += 32 * kLane) {
+    const std::size_t g = base + std::size_t{lane} * kLane;
+    const std::size_t p = std::max(g, lo), q = std::min(g + kLane, hi);
+    T x[kLane];
+#pragma unroll
+    for (unsigned j = 0; j < kLane; ++j) x[j] = next[j];
+    if (base + 32 * kLane < hi) load(base + 32 * kLane, next);
+    // Walk the lane's elements: close every segment whose end is reached.
+    bool closed = false, head_pending = false;
+    Acc head_acc = Op::identity(), acc = Op::identity();
+    // The lane's first segment: the ends of segments cur, ..., cur + 31 are loaded once for the
+    // warp (one 256-byte load) and each lane halves its way through them with shuffles; only a
+    // lane past all 32 searches the offsets itself.
+    const std::size_t end_index = cur + 1 + lane;
+    const std::size_t window_end = end_index <= segments ? static_cast<std::size_t>(offsets[end_index]) : ~std::size_t{0};
+    unsigned k_lo = 0, k_hi = 32;  // the first window end past p is k_lo once they meet (32: none)
+#pragma unroll
+    for (unsigned it = 0; it < 6; ++it) {
+      const unsigned mid = (k_lo + k_hi) / 2;
+      const std::size_t e = __shfl_sync(0xffffffffu, window_end, min(mid, 31u));
+      if (k_lo < k_hi) (e > p ? k_hi : k_lo) = e > p ? mid : mid + 1;
+    }
+    std::size_t s = cur, head = kNoSegment;
+    if (p < q) {
+      head = k_lo < 32 ? cur + k_lo : segment_after(offsets, segments, cur + 32, p);
+      s = p == first ? 0 : head;  // the lane holding offsets[0] closes the empty segments there
+      std::size_t begin = static_cast<std::size_t>(offsets[s]), end = static_cast<std::size_t>(offsets[s + 1]);
+      if (p == g && q == g + kLane && end > q) {
+        // The common case for long segments: all the lane's elements in its first segment.
+#pragma unroll
+        for (unsigned j = 0; j < kLane; ++j) acc = Op::combine(acc, Op::load(x[j], g + j - begin));
+      } else {
+        // Positions relative to g, in 32 bits; an end past the lane's elements counts as kLane + 1.
+        const auto relative = [&](std::size_t e) { return e - g > kLane ? kLane + 1 : static_cast<unsigned>(e - g); };
+        const unsigned pj = static_cast<unsigned>(p - g), qj = static_cast<unsigned>(q - g);
+        unsigned end_j = relative(end);
+        const auto close_through = [&](unsigned limit) {  // closes the segments ending at or before g + limit
+          while (end_j <= limit && s < segments) {
+            if (s == head && begin < p) {
+              head_pending = true;  // began before this lane: the lanes before add their share
+              head_acc = acc;
+            } else {
+              store_result<Op>(out, s, acc);
+            }
+            closed = true;
+            acc = Op::identity();
+            ++s;
+            begin = end;
+            end = s < segments ? static_cast<std::size_t>(offsets[s + 1]) : ~std::size_t{0};
+            end_j = relative(end);
+          }
+        };
+#pragma unroll
+        for (unsigned j = 0; j < kLane; ++j) {
+          if (j < pj || j >= qj) continue;
+          close_through(j);
+          acc = Op::combine(acc, Op::load(x[j], g + j - begin));
+        }
+        close_through(qj);
+      }
+    }
+    // A segmented scan over the lanes: what a lane hands on is its open segment's partial, which
+    // starts afresh in a lane that closed a segment. Lane 0 takes the carry of the rounds before.
+    bool flag = closed;
+    Acc value = acc;
+    if (lane == 0 && !flag) value = Op::combine(carry, value);
+#pragma unroll
+    for (unsigned d = 1; d < 32; d *= 2) {
+      const bool other_flag = __shfl_up_sync(0xffffffffu, flag, d);
+      const Acc other = shfl_up(value, d);
+      if (lane >= d && !flag) {
+        value = Op::combine(other, value);
+        flag = other_flag;
+      }
+    }
+    Acc incoming = shfl_up(value, 1);
+    if (lane == 0) incoming = carry;
+    if (head_pending) {
+      const Acc total = Op::combine(incoming, head_acc);
+      if (head == first_segment && first_began_before) {
+        pieces.head = head;  // began before the warp's range: the block finishes it
+        pieces.head_acc = total;
+      } else {
+        store_result<Op>(out, head, total);
+      }
+    }
+    carry = shfl_from(value, 31);
+    if (lane != 31 || p >= q) s = cur;  // the next round's searches start at lane 31's open segment
+    cur = __shfl_sync(0xffffffffu, s, 31);
+  }
+  // The head piece is in one lane or none: every lane gets it. The tail: the segment open after
+  // the range's last element, if some of its elements are in the range (carry holds them).
+  const unsigned holder = __ffs(__ballot_sync(0xffffffffu, pieces.head != kNoSegment));
+  if (holder) {
+    pieces.head = __shfl_sync(0xffffffffu, pieces.head, holder - 1);
+    pieces.head_acc = shfl_from(pieces.head_acc, holder - 1);
+  }
+  const std::size_t open = segment_after(offsets, segments, cur, hi);
+  if (open < segments && static_cast<std::size_t>(offsets[open]) < hi) {
+    pieces.tail = open;
+    pieces.tail_acc = carry;
+  }
+  return pieces;
+}
+
+// A block's 8 warp ranges, then its own pieces: thread 0 folds the warps' pieces in order,
+// finishing the segments that began inside the block; the rest go to records[blockIdx.x].
+// The blocks' ranges cover [offsets[0], offsets[segments]), `per_warp` elements a warp (the grid
+// is sized for n; a range past the end is empty). With no elements at all, every segment is
+// empty and the blocks write the identities.
 template <class Op, class T, bool kAligned>
 __global__ void __launch_bounds__(kBlock)
-    segments_medium(const T* in, const std::int64_t* offsets, std::size_t n, const std::uint32_t* medium,
-                    const unsigned* count, void* out) {
-  const unsigned lane = threadIdx.x % 32, warps = gridDim.x * (kBlock / 32);
-  for (unsigned i = blockIdx.x * (kBlock / 32) + threadIdx.x / 32; i < *count; i += warps) {
-    const std::uint32_t s = medium[i];
-    std::size_t begin, end;
-    segment_bounds(offsets, s, n, begin, end);
-    const typename Op::Acc acc =
-        group_reduce<Op, 32>(kAligned ? lane_accumulate_masked<Op>(in, n, begin, end, lane, 32)
-                                      : lane_accumulate<Op>(in + begin, end - begin, 0, lane, 32));
-    if (lane == 0) store_result<Op>(out, s, acc);
-  }
-}
-
-// Each block takes chunks c, c + gridDim.x, ...: its share of the (at most two) long segments that
-// touch chunk c. A long segment is longer than a chunk, so at most one ends and one begins inside
-// any chunk.
-template <class Op, class T>
-__global__ void __launch_bounds__(kBlock)
-    segments_long_chunks(const T* in, const std::int64_t* offsets, std::size_t n, std::size_t chunk, std::size_t chunks,
-                         const std::uint32_t* chunk_segment, typename Op::Acc* partials) {
+    segments_balanced(const T* in, const std::int64_t* offsets, std::size_t segments, std::size_t per_warp, void* out,
+                      Pieces<typename Op::Acc>* records) {
   using Acc = typename Op::Acc;
-  __shared__ Acc per_warp[kBlock / 32];
-  for (std::size_t c = blockIdx.x; c < chunks; c += gridDim.x)  // most chunks hold no long segment
-    for (unsigned slot = 0; slot < 2; ++slot) {
-      const std::uint32_t marked = chunk_segment[2 * c + slot];
-      if (marked == 0) continue;  // the same for the whole block
-      std::size_t begin, end;
-      segment_bounds(offsets, marked - 1, n, begin, end);
-      const std::size_t lo = std::max(begin, c * chunk), hi = std::min(end, (c + 1) * chunk);
-      const Acc acc =
-          ch06::block_reduce<Op>(lane_accumulate<Op>(in + lo, hi - lo, lo - begin, threadIdx.x, kBlock), per_warp);
-      if (threadIdx.x == 0) partials[2 * c + slot] = acc;
+  __shared__ Pieces<Acc> warps[kWarpsPerBlock];
+  const std::size_t first = static_cast<std::size_t>(offsets[0]), last = static_cast<std::size_t>(offsets[segments]);
+  if (first == last) {
+    for (std::size_t s = std::size_t{blockIdx.x} * kBlock + threadIdx.x; s < segments; s += std::size_t{gridDim.x} * kBlock)
+      store_result<Op>(out, s, Op::identity());
+    return;
+  }
+  const unsigned warp = threadIdx.x / 32;
+  const std::size_t block_lo = first + std::size_t{blockIdx.x} * kWarpsPerBlock * per_warp;
+  const std::size_t lo = std::min(last, block_lo + warp * per_warp), hi = std::min(last, lo + per_warp);
+  const Pieces<Acc> mine = segments_warp_range<Op, T, kAligned>(in, offsets, segments, first, lo, hi, out);
+  if (threadIdx.x % 32 == 0) warps[warp] = mine;
+  __syncthreads();
+  if (threadIdx.x != 0) return;
+  Pieces<Acc> block = no_pieces<Op>();
+  std::size_t open = kNoSegment;  // the segment open after the warps folded so far, and its partial
+  Acc open_acc = Op::identity();
+  for (unsigned w = 0; w < kWarpsPerBlock; ++w) {
+    const Pieces<Acc>& r = warps[w];
+    if (r.head != kNoSegment) {
+      const Acc total = open == r.head ? Op::combine(open_acc, r.head_acc) : r.head_acc;
+      if (static_cast<std::size_t>(offsets[r.head]) < block_lo) {
+        block.head = r.head;
+        block.head_acc = total;
+      } else {
+        store_result<Op>(out, r.head, total);
+      }
+      open = kNoSegment;
     }
+    if (r.tail != kNoSegment) {  // the same segment as `open` when warp w closed nothing
+      open_acc = open == r.tail ? Op::combine(open_acc, r.tail_acc) : r.tail_acc;
+      open = r.tail;
+    }
+  }
+  block.tail = open;
+  block.tail_acc = open_acc;
+  records[blockIdx.x] = block;
 }
 
-// For each of its chunks c, a block owns the long segment that begins in c, if any, and combines its partials
-// in chunk order: its own, then slot 0 of every later chunk up to the one holding its last element.
+// The segments that began in an earlier block: a warp per block that closed one (its head)
+// combines the tails of the blocks from the one where the segment began, in order, then the head.
 template <class Op>
 __global__ void __launch_bounds__(kBlock)
-    segments_long_combine(const std::int64_t* offsets, std::size_t n, std::size_t chunk, std::size_t chunks,
-                          const std::uint32_t* chunk_segment, const typename Op::Acc* partials, void* out) {
+    segments_balanced_finish(const std::int64_t* offsets, std::size_t segments, std::size_t per_block, std::size_t blocks,
+                             const Pieces<typename Op::Acc>* records, void* out) {
   using Acc = typename Op::Acc;
-  __shared__ Acc per_warp[kBlock / 32];
-  for (std::size_t c = blockIdx.x; c < chunks; c += gridDim.x) {
-    std::uint32_t marked = chunk_segment[2 * c + 1];
-    unsigned slot = 1;
-    if (marked == 0) {
-      marked = chunk_segment[2 * c];
-      slot = 0;
-      if (marked == 0) continue;
-      std::size_t begin, end;
-      segment_bounds(offsets, marked - 1, n, begin, end);
-      if (begin != c * chunk) continue;  // it began in an earlier chunk, whose block owns it
-    }
-    std::size_t begin, end;
-    segment_bounds(offsets, marked - 1, n, begin, end);
-    const std::size_t last = (end - 1) / chunk, count = last - c + 1;
-    Acc acc = Op::identity();
-#pragma unroll 8
-    for (std::size_t j = threadIdx.x; j < count; j += kBlock)  // independent loads: 8 in flight
-      acc = Op::combine(acc, partials[j == 0 ? 2 * c + slot : 2 * (c + j)]);
-    acc = ch06::block_reduce<Op>(acc, per_warp);
-    if (threadIdx.x == 0) store_result<Op>(out, marked - 1, acc);
-  }
+  const std::size_t b = (std::size_t{blockIdx.x} * kBlock + threadIdx.x) / 32;
+  const std::size_t first = static_cast<std::size_t>(offsets[0]);
+  if (b >= blocks || first == static_cast<std::size_t>(offsets[segments])) return;  // whole warps leave together
+  const std::size_t s = records[b].head;
+  if (s == kNoSegment) return;
+  const unsigned lane = threadIdx.x % 32;
+  const std::size_t from = (static_cast<std::size_t>(offsets[s]) - first) / per_block;  // the block where s began
+  Acc acc = Op::identity();
+#pragma unroll 16
+  for (std::size_t k = from + lane; k < b; k += 32)  // independent loads, 16 in flight
+    acc = Op::combine(acc, records[k].tail_acc);
+  acc = group_reduce<Op, 32>(acc);
+  if (lane == 0) store_result<Op>(out, s, Op::combine(acc, records[b].head_acc));
 }
 
 // ---- the launcher ------------------------------------------------------------------------------------
@@ -467,70 +674,57 @@ inline unsigned pow2_at_least(std::size_t x) {
   return p;
 }
 
-// The segments' scratch: the medium list's length, the chunks' marks (both zeroed every call),
-// then the medium list and the chunks' partials.
-template <class Acc>
-struct SegmentScratch {
-  unsigned* medium_count;
-  std::uint32_t* chunk_segment;
-  std::size_t zeroed;
-  std::uint32_t* medium;
-  Acc* partials;
-  std::size_t bytes;
-};
-template <class Acc>
-SegmentScratch<Acc> segment_scratch(void* base, std::size_t chunks, std::size_t segments) {
-  red::ScratchCarver carve(base);
-  SegmentScratch<Acc> s{};
-  s.medium_count = carve.take<unsigned>(1);
-  s.chunk_segment = carve.take<std::uint32_t>(2 * chunks);
-  s.zeroed = carve.bytes();
-  s.medium = carve.take<std::uint32_t>(segments);
-  s.partials = carve.take<Acc>(2 * chunks);
-  s.bytes = carve.bytes();
-  return s;
+// Blocks of `kernel` (kThreads threads) one SM holds at once on the current device.
+template <unsigned kThreads, class Kernel>
+unsigned blocks_per_sm(Kernel kernel, std::size_t shared = 0) {
+  int blocks = 0;
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, kThreads, shared));
+  return static_cast<unsigned>(std::max(blocks, 1));
 }
 
 // What one call launches: the strategy and its sizes, and the scratch it needs.
 struct Plan {
   Strategy strategy = Strategy::automatic;
-  unsigned lanes = 1;             // rows and segments: lanes per row or segment (group kernels)
-  unsigned split = 1;             // blocks_per_row: blocks per row; columns: chunks of rows
-  std::size_t chunk = 0;          // blocks_per_row: columns per block; columns: rows per chunk;
-                                  // segments: elements per chunk of a long segment
-  std::size_t long_length = 0;    // segments: longer than this goes to a block of its own, longer
-                                  // than `chunk` is split into chunks (0: neither, the naive mapping)
-  std::size_t chunks = 0;         // segments: chunks of the input
-  bool vector = false;            // columns: 16-byte loads across the row; rows: rows_aligned
-                                  // (every row on a 16-byte boundary, at most 2 vectors a lane, or
-                                  // 8 with a whole warp);
-                                  // segments: masked 16-byte loads (the input on a 16-byte boundary)
+  unsigned lanes = 1;     // rows, segments_naive: lanes per row or segment (group kernels)
+  unsigned split = 1;     // blocks_per_row: blocks per row; columns: chunks of rows;
+                          // segments_balanced: blocks
+  std::size_t chunk = 0;  // blocks_per_row: columns per block; columns: rows per chunk;
+                          // segments_balanced: elements per warp
+  unsigned across = 1;    // columns: threads across a row (first pass; the second pass's is
+                          // across_partials)
+  unsigned across_partials = 1;
+  bool vector = false;    // rows: rows_aligned (every row on a 16-byte boundary, at most 2 vectors
+                          // a lane, or 8 with a whole warp); columns: 16-byte loads across the row
+                          // (and across the partials); segments: 16-byte loads (input on a 16-byte
+                          // boundary)
+  bool vector_partials = false;
   std::size_t scratch_bytes = 0;
 };
 
 // The launcher's choice. Rows by their length in 16-byte vectors V: up to 2 a thread per row; up to
-// 512 a group of lanes with about two vectors each (at most a warp); longer, blocks, as many per
-// row as it takes to give every SM a few when the rows are few. Segments by their mean length,
-// the same way, and a long segment (more than 64 vectors a lane) split into chunks.
+// 512 a group of lanes with about two vectors each (at most a warp); longer, a block per row, or
+// several when the rows are too few to fill the GPU in one wave. Columns: chunks of rows enough to
+// fill the GPU once. Segments: the balanced mapping.
 template <class Op, class T>
 Plan plan(const BatchedCall& c) {
   using Acc = typename Op::Acc;
   constexpr std::size_t kCount = Vec16<T>::kCount;
   const Shape& s = c.shape;
-  const std::size_t resident = std::size_t{sm_count()} * (2048 / kBlock);  // blocks the GPU holds at once
+  const bool aligned = reinterpret_cast<std::uintptr_t>(c.input) % 16 == 0;
   Plan p;
   p.strategy = c.strategy;
   if (s.layout == Layout::rows) {
+    const std::size_t resident = std::size_t{sm_count()} * (2048 / kBlock);  // blocks the GPU holds at once
     const std::size_t V = red::ceil_div(s.cols, kCount);
     if (p.strategy == Strategy::automatic)
       p.strategy = V <= 2 ? Strategy::thread_per_row : V <= 512 ? Strategy::group_per_row : Strategy::blocks_per_row;
     if (p.strategy == Strategy::group_per_row) p.lanes = std::max(2u, pow2_at_least(red::ceil_div(V, 2)));
     if (p.strategy == Strategy::thread_per_row || p.strategy == Strategy::group_per_row)
-      p.vector = s.cols % kCount == 0 && s.stride % kCount == 0 &&
-                 reinterpret_cast<std::uintptr_t>(c.input) % 16 == 0 && V <= (p.lanes == 32 ? 8 : 2) * p.lanes;
+      p.vector = s.cols % kCount == 0 && s.stride % kCount == 0 && aligned && V <= (p.lanes == 32 ? 8 : 2) * p.lanes;
     if (p.strategy == Strategy::blocks_per_row || p.strategy == Strategy::block_per_row) {
       const std::size_t most = std::max<std::size_t>(1, V / (kBlock * kUnroll));  // a full trip each
-      const std::size_t wanted = p.strategy == Strategy::block_per_row ? 1 : red::ceil_div(2 * resident, std::max<std::size_t>(s.rows, 1));
+      // Too few rows for the GPU: one wave of blocks, as many per row as fit.
+      const std::size_t wanted = p.strategy == Strategy::block_per_row ? 1 : std::max<std::size_t>(1, resident / std::max<std::size_t>(s.rows, 1));
       p.split = static_cast<unsigned>(std::min(most, wanted));
       p.chunk = red::ceil_div(red::ceil_div(s.cols, p.split), kCount) * kCount;
       p.split = static_cast<unsigned>(std::max<std::size_t>(1, red::ceil_div(s.cols, p.chunk)));
@@ -543,35 +737,54 @@ Plan plan(const BatchedCall& c) {
   } else if (s.layout == Layout::columns) {
     if (p.strategy == Strategy::automatic) p.strategy = Strategy::columns_tiled;
     if (p.strategy == Strategy::columns_tiled) {
-      p.vector = s.cols % kCount == 0 && s.stride % kCount == 0 && reinterpret_cast<std::uintptr_t>(c.input) % 16 == 0;
+      p.vector = s.cols % kCount == 0 && s.stride % kCount == 0 && aligned;
       const std::size_t V = s.cols / (p.vector ? kCount : 1);
-      const std::size_t across = std::max<std::size_t>(1, std::min<std::size_t>(V, kBlock)), deep = kBlock / across;
-      const std::size_t blocks_x = std::max<std::size_t>(1, red::ceil_div(V, across));
-      const std::size_t wanted = red::ceil_div(2 * resident, blocks_x);
-      const std::size_t most = std::max<std::size_t>(1, s.rows / (deep * 2 * kColumnUnroll));  // two trips a thread
+      // At least 32 vectors across (512 contiguous bytes a warp) when the row has them; more when
+      // the rows are too few to give every thread a full trip down them.
+      std::size_t deep_wanted = 1;
+      while (deep_wanted * 2 <= std::min<std::size_t>(kColumnBlock, s.rows / kColumnUnroll)) deep_wanted *= 2;
+      p.across = static_cast<unsigned>(
+          std::max<std::size_t>(1, std::min<std::size_t>(V, std::max<std::size_t>(32, kColumnBlock / deep_wanted))));
+      const std::size_t deep = kColumnBlock / p.across, blocks_x = std::max<std::size_t>(1, red::ceil_div(V, p.across));
+      const std::size_t resident = std::size_t{sm_count()} * (2048 / kColumnBlock);
+      const std::size_t wanted = std::max<std::size_t>(1, resident / blocks_x);         // one wave
+      const std::size_t most = std::max<std::size_t>(1, s.rows / (deep * kColumnUnroll));  // a full trip each
       p.split = static_cast<unsigned>(std::min<std::size_t>({wanted, most, 65535}));
       p.chunk = std::max<std::size_t>(1, red::ceil_div(s.rows, p.split));
       p.split = static_cast<unsigned>(std::max<std::size_t>(1, red::ceil_div(s.rows, p.chunk)));
-      if (p.split > 1) p.scratch_bytes = std::size_t{p.split} * s.cols * sizeof(Acc);
+      if (p.split > 1) {
+        p.scratch_bytes = std::size_t{p.split} * s.cols * sizeof(Acc);
+        constexpr std::size_t kAccCount = 16 % sizeof(Acc) == 0 ? 16 / sizeof(Acc) : 0;
+        p.vector_partials = kAccCount > 0 && s.cols % kAccCount == 0;
+        const std::size_t V2 = s.cols / (p.vector_partials ? kAccCount : 1);
+        p.across_partials = static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(V2, 32)));
+      }
     } else if (p.strategy != Strategy::columns_naive) {
       throw std::invalid_argument("11_batched: strategy " + name(c.strategy) + " does not reduce columns");
     }
   } else {
-    if (p.strategy == Strategy::automatic) p.strategy = Strategy::segments_grouped;
-    if (p.strategy != Strategy::segments_grouped && p.strategy != Strategy::segments_naive)
+    if (p.strategy == Strategy::automatic) p.strategy = Strategy::segments_balanced;
+    if (p.strategy != Strategy::segments_balanced && p.strategy != Strategy::segments_naive)
       throw std::invalid_argument("11_batched: strategy " + name(c.strategy) + " does not reduce segments");
-    // Up to about 8 vectors a lane: masked loads cost little per vector, so a thread takes a whole
-    // short segment (rows_aligned's two vectors a lane need rows on 16-byte boundaries).
-    const std::size_t mean = s.segments ? s.n / s.segments : 0;
-    p.vector = reinterpret_cast<std::uintptr_t>(c.input) % 16 == 0;
-    p.lanes = pow2_at_least(red::ceil_div(mean, (p.vector ? 8 : 2) * kCount));
-    if (p.strategy == Strategy::segments_grouped && s.n > 0) {
-      // More than 16 vectors a lane: a warp of its own. More than 4 vectors a thread of a block
-      // (32 a lane of that warp): chunks of that size, a block each.
-      p.long_length = std::size_t{p.lanes} * kCount * 16;
-      p.chunk = std::size_t{kBlock} * kCount * 4;
-      p.chunks = red::ceil_div(s.n, p.chunk);
-      p.scratch_bytes = segment_scratch<Acc>(nullptr, p.chunks, s.segments).bytes;
+    p.vector = aligned;
+    if (p.strategy == Strategy::segments_naive) {
+      // A group sized to the mean length, about 8 masked vectors a lane (2 without 16-byte loads).
+      const std::size_t mean = s.segments ? s.n / s.segments : 0;
+      p.lanes = pow2_at_least(red::ceil_div(mean, (p.vector ? 8 : 2) * kCount));
+    } else if (s.segments > 0) {
+      // Two waves of blocks, each warp a whole number of rounds (32 lanes x kLaneBytes).
+      p.lanes = 32;
+      const std::size_t round = 32 * kLaneBytes / sizeof(T);
+      const unsigned occupancy = red::per_device<unsigned>([](int) {
+        return blocks_per_sm<kBlock>(segments_balanced<Op, T, true>);
+      });
+      const std::size_t wanted_warps = 2 * std::size_t{sm_count()} * occupancy * kWarpsPerBlock;
+      // The elements that belong to segments are known on the device only: size the ranges
+      // for all n (a range past the last segment's end is empty).
+      p.chunk = std::max<std::size_t>(round, red::ceil_div(red::ceil_div(std::max<std::size_t>(s.n, 1), wanted_warps), round) * round);
+      p.split = static_cast<unsigned>(std::max<std::size_t>(1, red::ceil_div(s.n, p.chunk * kWarpsPerBlock)));
+      if (s.n == 0) p.split = static_cast<unsigned>(std::min<std::size_t>(red::ceil_div(s.segments, kBlock), 1024));
+      p.scratch_bytes = std::size_t{p.split} * sizeof(Pieces<Acc>);
     }
   }
   return p;
@@ -593,21 +806,6 @@ void launch_rows_by_group(const BatchedCall& c, const Plan& p) {
   }
   rows_by_group<Op, T, G><<<static_cast<unsigned>(blocks), kBlock, 0, c.stream>>>(static_cast<const T*>(c.input), s.rows,
                                                                                     s.cols, s.stride, c.output);
-}
-
-template <class Op, class T, unsigned G>
-void launch_segments_by_group(const BatchedCall& c, const Plan& p, std::uint32_t* chunk_segment, std::uint32_t* medium,
-                              unsigned* medium_count) {
-  const Shape& s = c.shape;
-  const std::size_t blocks = std::min<std::size_t>(red::ceil_div(s.segments, kBlock / G), std::size_t{sm_count()} * 8);
-  if (p.vector)
-    segments_by_group<Op, T, G, true><<<static_cast<unsigned>(blocks), kBlock, 0, c.stream>>>(
-        static_cast<const T*>(c.input), s.offsets, s.segments, s.n, p.long_length, p.chunk, c.output, chunk_segment,
-        medium, medium_count);
-  else
-    segments_by_group<Op, T, G, false><<<static_cast<unsigned>(blocks), kBlock, 0, c.stream>>>(
-        static_cast<const T*>(c.input), s.offsets, s.segments, s.n, p.long_length, p.chunk, c.output, chunk_segment,
-        medium, medium_count);
 }
 
 // Calls f(std::integral_constant<unsigned, G>) for the group size G = lanes (1, 2, ..., 32).
@@ -635,16 +833,20 @@ inline std::size_t sum_depth(const Plan& p, const Shape& s, std::size_t length, 
     case Strategy::block_per_row:
     case Strategy::blocks_per_row:
       return red::ceil_div(p.chunk, kBlock) + per_vector + block_tree + red::ceil_div(p.split, 32) + warp_tree;
-    case Strategy::columns_tiled:
-      return red::ceil_div(p.chunk, kBlock / std::min<std::size_t>(kBlock, std::max<std::size_t>(1, s.cols))) + block_tree + p.split;
+    case Strategy::columns_tiled: {
+      const std::size_t tree = 10;  // log2(kColumnBlock)
+      const std::size_t deep = kColumnBlock / p.across, deep_partials = kColumnBlock / p.across_partials;
+      return red::ceil_div(p.chunk, deep) + tree + (p.split > 1 ? red::ceil_div(p.split, deep_partials) + tree : 0);
+    }
     case Strategy::columns_naive:
       return length;
-    default: {  // segments: a group's share, a warp's (medium), or a long segment's chunks and partials
-      if (p.long_length == 0) return red::ceil_div(length, p.lanes) + per_vector + warp_tree;
-      if (length <= p.long_length) return red::ceil_div(length, p.lanes) + per_vector + warp_tree;
-      if (length <= p.chunk) return red::ceil_div(length, 32) + per_vector + warp_tree;
-      return red::ceil_div(p.chunk, kBlock) + per_vector + block_tree + red::ceil_div(red::ceil_div(length, p.chunk) + 1, kBlock) +
-             block_tree;
+    case Strategy::segments_naive:
+      return red::ceil_div(length, p.lanes) + per_vector + warp_tree;
+    default: {  // segments_balanced: a lane's share, the lanes' scan, the rounds of a warp, the
+                // warps of a block, and the blocks a long segment spans (the finishing warp's tree)
+      const std::size_t lane = 64, rounds = p.chunk / (32 * 16);  // elements a lane (at most), rounds a warp
+      const std::size_t blocks = red::ceil_div(length, p.chunk * kWarpsPerBlock) + 1;
+      return std::min(length, lane + warp_tree + rounds + kWarpsPerBlock + red::ceil_div(blocks, 32) + warp_tree + 2);
     }
   }
 }
@@ -681,47 +883,56 @@ void launch(const BatchedCall& c) {
     }
     case Strategy::columns_tiled: {
       Acc* partials = static_cast<Acc*>(c.scratch);
-      const std::size_t kc = p.vector ? Vec16<T>::kCount : 1, V = s.cols / kc;
-      const std::size_t across = std::max<std::size_t>(1, std::min<std::size_t>(V, kBlock));
-      const dim3 grid(static_cast<unsigned>(std::max<std::size_t>(1, red::ceil_div(V, across))), p.split);
-      const std::size_t shared = kBlock * kc * sizeof(Acc);
+      const std::size_t kc = p.vector ? Vec16<T>::kCount : 1;
+      const dim3 grid(static_cast<unsigned>(red::ceil_div(s.cols / kc, p.across)), p.split);
+      const std::size_t shared = columns_tree_bytes<Acc>(kc);
       if (p.vector)
-        columns_tiled<Op, T, true><<<grid, kBlock, shared, c.stream>>>(in, s.rows, s.cols, s.stride, p.chunk, c.output, partials);
+        columns_tiled<Op, T, true><<<grid, kColumnBlock, shared, c.stream>>>(in, s.rows, s.cols, s.stride, p.across, p.chunk,
+                                                                             c.output, partials);
       else
-        columns_tiled<Op, T, false><<<grid, kBlock, shared, c.stream>>>(in, s.rows, s.cols, s.stride, p.chunk, c.output, partials);
-      if (p.split > 1)
-        columns_combine<Op><<<static_cast<unsigned>(red::ceil_div(s.cols, 32)), kBlock, 0, c.stream>>>(partials, s.cols,
-                                                                                                p.split, c.output);
+        columns_tiled<Op, T, false><<<grid, kColumnBlock, shared, c.stream>>>(in, s.rows, s.cols, s.stride, p.across, p.chunk,
+                                                                              c.output, partials);
+      if (p.split > 1) {  // the [split, cols] partials reduced over their columns, in one chunk
+        const std::size_t kc2 = p.vector_partials ? 16 / sizeof(Acc) : 1;
+        const dim3 grid2(static_cast<unsigned>(red::ceil_div(s.cols / kc2, p.across_partials)), 1);
+        const std::size_t shared2 = columns_tree_bytes<Acc>(kc2);
+        if constexpr (16 % sizeof(Acc) == 0) {
+          if (p.vector_partials) {
+            columns_tiled<CombineOp<Op>, Acc, true><<<grid2, kColumnBlock, shared2, c.stream>>>(
+                partials, p.split, s.cols, s.cols, p.across_partials, p.split, c.output, nullptr);
+            break;
+          }
+        }
+        columns_tiled<CombineOp<Op>, Acc, false><<<grid2, kColumnBlock, shared2, c.stream>>>(
+            partials, p.split, s.cols, s.cols, p.across_partials, p.split, c.output, nullptr);
+      }
       break;
     }
     case Strategy::columns_naive:
       columns_naive<Op, T><<<static_cast<unsigned>(red::ceil_div(s.cols, kBlock)), kBlock, 0, c.stream>>>(in, s.rows, s.cols,
                                                                                                   s.stride, c.output);
       break;
-    default: {  // segments
-      const SegmentScratch<Acc> scratch = segment_scratch<Acc>(c.scratch, p.chunks, s.segments);
-      std::uint32_t* chunk_segment = scratch.chunk_segment;
-      Acc* partials = scratch.partials;
-      if (p.long_length > 0) CUDA_CHECK(cudaMemsetAsync(c.scratch, 0, scratch.zeroed, c.stream));
+    case Strategy::segments_naive:
       with_lanes(p.lanes, [&](auto g) {
-        launch_segments_by_group<Op, T, decltype(g)::value>(c, p, chunk_segment, scratch.medium, scratch.medium_count);
-      });
-      if (p.long_length > 0) {
-        const unsigned blocks = sm_count() * (2048 / kBlock);
+        constexpr unsigned G = decltype(g)::value;
+        const unsigned blocks = static_cast<unsigned>(
+            std::min<std::size_t>(red::ceil_div(s.segments, kBlock / G), std::size_t{sm_count()} * 8));
         if (p.vector)
-          segments_medium<Op, T, true><<<blocks, kBlock, 0, c.stream>>>(in, s.offsets, s.n, scratch.medium,
-                                                                        scratch.medium_count, c.output);
+          segments_by_group<Op, T, G, true><<<blocks, kBlock, 0, c.stream>>>(in, s.offsets, s.segments, s.n, c.output);
         else
-          segments_medium<Op, T, false><<<blocks, kBlock, 0, c.stream>>>(in, s.offsets, s.n, scratch.medium,
-                                                                         scratch.medium_count, c.output);
-      }
-      if (p.chunks > 0 && p.long_length > 0) {
-        const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>(p.chunks, std::size_t{sm_count()} * (2048 / kBlock)));
-        segments_long_chunks<Op, T><<<blocks, kBlock, 0, c.stream>>>(in, s.offsets, s.n, p.chunk, p.chunks, chunk_segment,
-                                                                     partials);
-        segments_long_combine<Op><<<blocks, kBlock, 0, c.stream>>>(s.offsets, s.n, p.chunk, p.chunks, chunk_segment, partials,
-                                                                   c.output);
-      }
+          segments_by_group<Op, T, G, false><<<blocks, kBlock, 0, c.stream>>>(in, s.offsets, s.segments, s.n, c.output);
+      });
+      break;
+    default: {  // segments_balanced
+      auto* records = static_cast<Pieces<Acc>*>(c.scratch);
+      if (p.vector)
+        segments_balanced<Op, T, true><<<p.split, kBlock, 0, c.stream>>>(in, s.offsets, s.segments, p.chunk, c.output, records);
+      else
+        segments_balanced<Op, T, false><<<p.split, kBlock, 0, c.stream>>>(in, s.offsets, s.segments, p.chunk, c.output, records);
+      if (p.split > 1)
+        segments_balanced_finish<Op><<<static_cast<unsigned>(red::ceil_div(std::size_t{p.split} * 32, kBlock)), kBlock, 0,
+                                       c.stream>>>(s.offsets, s.segments, p.chunk * kWarpsPerBlock, p.split, records,
+                                                   c.output);
     }
   }
   CUDA_CHECK(cudaGetLastError());

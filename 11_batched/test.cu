@@ -145,8 +145,8 @@ TEST_CASE("11_batched: inputs that start off a 16-byte boundary") {
         s.shape.n = static_cast<std::size_t>(s.offsets.back());  // at most 1000 x 80
         s.base_offset = offset;
         s.check(op);
-        // A heavy tail off the boundary: medium segments for a warp each and one in chunks, all read
-        // element by element at their ends.
+        // A heavy tail off the boundary: one segment across many warps' ranges, read element by
+        // element (no 16-byte loads from a misaligned input).
         Batch h = segment_batch(host, ch11::make_offsets(300, 64, ch11::SegmentDist::heavy, test::fresh_seed()));
         h.shape.n = static_cast<std::size_t>(h.offsets.back());
         h.base_offset = offset;
@@ -170,7 +170,7 @@ TEST_CASE("11_batched: NaN in one row only, one column only, one segment only") 
   }
 }
 
-TEST_CASE("11_batched: segments, uniform and heavy-tailed, grouped and naive") {
+TEST_CASE("11_batched: segments, uniform and heavy-tailed, balanced and naive") {
   for (DType t : kTypes)
     for (std::size_t mean : {4, 32, 1024})
       for (bool heavy : {false, true}) {
@@ -182,6 +182,14 @@ TEST_CASE("11_batched: segments, uniform and heavy-tailed, grouped and naive") {
           if (mean == 32) segment_batch(host, o).check(op, Strategy::segments_naive);
         }
       }
+  // Enough elements for several rounds per warp: a segment's partial carried from round to round,
+  // and the heavy tail's longest segment across hundreds of blocks.
+  for (DType t : {DType::f32, DType::f16})
+    for (bool heavy : {false, true}) {
+      std::vector<std::int64_t> o = ch11::make_offsets(1 << 16, 256, heavy ? ch11::SegmentDist::heavy : ch11::SegmentDist::uniform, test::fresh_seed());
+      const HostArray host = generate(t, static_cast<std::size_t>(o.back()), Dist::normal, test::fresh_seed());
+      for (Op op : kOps) segment_batch(host, o).check(op);
+    }
 }
 
 TEST_CASE("11_batched: all-empty segments, no segments, and empty segments at both ends") {
@@ -197,7 +205,12 @@ TEST_CASE("11_batched: all-empty segments, no segments, and empty segments at bo
     }
     const HostArray host = generate(t, 100'000, Dist::normal, test::fresh_seed());
     std::vector<std::int64_t> o = {0, 0, 0, 5, 5, 99'000, 99'000, 100'000, 100'000, 100'000};
-    for (Op op : kOps) segment_batch(host, o).check(op);
+    // Elements before the first segment and after the last belong to none.
+    std::vector<std::int64_t> inside = {7, 7, 100, 5'000, 60'000, 60'001, 99'000};
+    for (Op op : kOps) {
+      segment_batch(host, o).check(op);
+      segment_batch(host, inside).check(op);
+    }
   }
 }
 

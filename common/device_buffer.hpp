@@ -34,8 +34,13 @@ class DeviceBuffer {
   void fill(int byte_value, cudaStream_t stream = nullptr, std::size_t from = 0) const {
     if (bytes_ > from) CUDA_CHECK(cudaMemsetAsync(static_cast<char*>(ptr_) + from, byte_value, bytes_ - from, stream));
   }
+  // Returns once the bytes are on the device. From pageable memory cudaMemcpy may return while
+  // its DMA is still under way, ordered only before later work in the default stream: a kernel
+  // on a non-blocking stream could read the buffer first. Waiting for the default stream closes that.
   void upload(const void* host, std::size_t bytes, std::size_t offset = 0) const {
-    if (bytes > 0) CUDA_CHECK(cudaMemcpy(static_cast<char*>(ptr_) + offset, host, bytes, cudaMemcpyHostToDevice));
+    if (bytes == 0) return;
+    CUDA_CHECK(cudaMemcpy(static_cast<char*>(ptr_) + offset, host, bytes, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
   }
   void download(void* host, std::size_t bytes, std::size_t offset = 0) const {
     if (bytes > 0) CUDA_CHECK(cudaMemcpy(host, static_cast<const char*>(ptr_) + offset, bytes, cudaMemcpyDeviceToHost));

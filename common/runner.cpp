@@ -62,7 +62,9 @@ bool parallel_equal(const std::byte* a, const std::byte* b, std::size_t bytes) {
 
 void upload_bytes(void* device, const std::byte* host, std::size_t bytes) {
   if (bytes <= kStageBytes) {
-    if (bytes > 0) CUDA_CHECK(cudaMemcpy(device, host, bytes, cudaMemcpyHostToDevice));
+    if (bytes == 0) return;
+    CUDA_CHECK(cudaMemcpy(device, host, bytes, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));  // the DMA done, as DeviceBuffer::upload
     return;
   }
   Staging stage;

@@ -113,7 +113,8 @@ if [[ -x "$variants_test" && ( -z "${SANITIZE_ONLY:-}" || " $SANITIZE_ONLY " == 
   done
 fi
 # Chapter 11's program takes shapes, not n: its mappings at small shapes (a thread, a group, a block
-# and split blocks per row; unaligned rows; tiled and naive columns; short and long segments), each
+# and split blocks per row; unaligned rows; tiled and naive columns; segments balanced over one and
+# hundreds of blocks, and the naive mapping), each
 # run checking every result. Its job lines carry the program's arguments after "args".
 batched="$BUILD_DIR/11_batched/11_batched"
 if [[ -x "$batched" && ( -z "${SANITIZE_ONLY:-}" || " $SANITIZE_ONLY " == *" 11_"* ) ]]; then
@@ -121,7 +122,9 @@ if [[ -x "$batched" && ( -z "${SANITIZE_ONLY:-}" || " $SANITIZE_ONLY " == *" 11_
     "--rows 33 --cols 1000 --strategy block_per_row" "--rows 1025 --cols 33 --axis 0" \
     "--rows 33 --cols 1025 --stride 1030 --axis 0" "--rows 300 --cols 40 --axis 0 --strategy columns_naive" \
     "--segment-dist uniform --segment-count 1000 --segment-mean 32" \
-    "--segment-dist heavy --segment-count 1000 --segment-mean 64"; do
+    "--segment-dist heavy --segment-count 1000 --segment-mean 64" \
+    "--segment-dist heavy --segment-count 3000 --segment-mean 256" \
+    "--segment-dist uniform --segment-count 1000 --segment-mean 32 --strategy segments_naive"; do
     for pair in sum/f32 max/f16 argmax/bf16 sum/bf16 argmax/f32; do
       for tool in memcheck racecheck synccheck initcheck; do
         echo "$tool $batched args $shape --op ${pair%/*} --dtype ${pair#*/} --repeat 1" >>"$jobs_file"

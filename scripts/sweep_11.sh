@@ -2,7 +2,7 @@
 # Chapter 11's mappings side by side on one GPU, finer than the benchmark's shapes: f32 sum over
 # B x L = 2^26 elements, every row strategy at L = 8 to 2^20 (B = 2^26 / L), the tiled and naive
 # column mappings, and segments of mean length 8 to 4096 with uniform and heavy-tailed lengths,
-# grouped and naive. Each line is one run of the chapter program, which checks every result before
+# balanced and naive. Each line is one run of the chapter program, which checks every result before
 # it times; the table gives GB/s, and "-" where a mapping was left out as hopeless (a thread per row
 # of more than 4096 elements, the naive columns below 1024 columns, the naive heavy tail below a
 # mean of 256) or failed. It is where the launcher's thresholds (reduce.cuh, plan) come from.
@@ -59,7 +59,7 @@ done
 echo
 echo "## Segments"
 echo
-echo "| mean length | segments | lengths | grouped | its lanes | naive |"
+echo "| mean length | segments | lengths | balanced | its blocks | naive |"
 echo "|---:|---:|---|---:|---|---:|"
 for mean in 8 32 128 256 1024 4096; do
   count=$((total / mean))

@@ -844,7 +844,8 @@ inline std::size_t sum_depth(const Plan& p, const Shape& s, std::size_t length, 
       return red::ceil_div(length, p.lanes) + per_vector + warp_tree;
     default: {  // segments_balanced: a lane's share, the lanes' scan, the rounds of a warp, the
                 // warps of a block, and the blocks a long segment spans (the finishing warp's tree)
-      const std::size_t lane = 64, rounds = p.chunk / (32 * 16);  // elements a lane (at most), rounds a warp
+      // at most 64 elements a lane (kLaneBytes of 1-byte elements), and rounds counted as for f32 (the most)
+      const std::size_t lane = kLaneBytes, rounds = p.chunk / (32 * 16);
       const std::size_t blocks = red::ceil_div(length, p.chunk * kWarpsPerBlock) + 1;
       return std::min(length, lane + warp_tree + rounds + kWarpsPerBlock + red::ceil_div(blocks, 32) + warp_tree + 2);
     }

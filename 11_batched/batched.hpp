@@ -36,7 +36,7 @@ enum class Strategy {
   blocks_per_row,    // rows: several blocks per row, then a second pass over their partials
   columns_tiled,     // columns: threads across the row, partials per chunk of rows, a second pass
   columns_naive,     // columns: one thread per column walks every row (the baseline)
-  segments_balanced, // segments: the elements split evenly among warps, whatever the lengths
+  segments_balanced, // segments: the elements split evenly among blocks, whatever the lengths
   segments_naive,    // segments: a group per segment whatever its length (no split)
 };
 

@@ -7,8 +7,9 @@
 // and combines the lanes with cooperative groups' reduce, as in chapter 10. Columns are read across
 // the row, a thread per 16 bytes of columns, each summing its columns down a chunk of rows, then
 // the same kernel over the chunks' partials. Segments are not mapped by segment at all: the
-// elements are split evenly among warps whatever the segments' lengths (load balancing), each warp
-// closing the segments whose ends it meets and handing on the partials of those that cross its range.
+// elements are split evenly among blocks whatever the segments' lengths (load balancing), each block
+// marking where its segments end, its threads closing the segments at the marks they meet and
+// handing on the partials of those that cross a thread, tile or block.
 // Cost: the input read once; rows: one kernel (blocks_per_row: and a pass over B x K partials);
 // columns: one kernel, and a pass over K x L partials; segments: the offsets read about once more,
 // a kernel over the elements and one over the blocks' partials. Deterministic: every partial is
@@ -363,34 +364,34 @@ __global__ void __launch_bounds__(kBlock)
 }
 
 // The balanced mapping: split the elements, not the segments. The elements from offsets[0] to
-// offsets[segments] are cut into equal ranges, a block's range into 8 equal warp ranges, and a
-// warp reads its range in rounds of 32 lanes x kLaneBytes, each lane kLaneBytes of consecutive
-// elements: every warp reads the same number of bytes whatever the lengths. A lane walks its
-// elements in order, closing each segment whose end it passes; a segment that began in an earlier
-// lane, round, warp or block is finished from the partials that came before it, always combined
-// in the same order (the result's bits depend on the shape only).
+// offsets[segments] are cut into equal block ranges, and a block reads its range in tiles of
+// kBlock x kSegmentItems: each thread kSegmentItems consecutive elements, so every block reads the
+// same number of bytes whatever the lengths. For each tile the block first marks, in shared
+// memory, where the tile's segments end (one bit per element, and which segment), reading the
+// offsets in order, kBlock at a time. Then each thread walks its elements and closes a segment at
+// every marked end. A segment that began in an earlier thread, tile or block is finished from the
+// partials before it: a segmented scan over the block's threads, a carry from tile to tile, and a
+// last kernel over the blocks' partials, always combined in the same order (the result's bits
+// depend on the shape only).
 //
-// Which range closes a segment: the one holding its end. A lane owns the ends e with p < e <= q
-// for its elements [p, q) (ends of empty segments included); the lane holding offsets[0] also owns
-// the ends equal to it (empty segments at the very start).
-constexpr unsigned kLaneBytes = 64;  // 4 16-byte loads per lane and round
+// Which tile closes a segment: the one holding its last element. A tile [t0, t1) owns the ends e
+// with t0 < e <= t1; the first tile also owns the ends equal to offsets[0] (empty segments at the
+// very start). An empty segment gets its identity from the thread that reads its end.
+constexpr unsigned kSegmentItems = 16;  // a thread's elements in a tile: 4 (f32) or 2 (f16) 16-byte loads
+constexpr unsigned kSegmentTile = kBlock * kSegmentItems;
 constexpr unsigned kWarpsPerBlock = kBlock / 32;
 constexpr std::size_t kNoSegment = ~std::size_t{0};
 
-// What a warp or a block leaves for whoever finishes its first and last segments.
+// What a block leaves for whoever finishes its first and last segments.
 template <class Acc>
 struct Pieces {
-  std::size_t head;  // a segment that began before the range and ends in it, or kNoSegment
+  std::size_t head;  // a segment that began before the block's range and ends in it, or kNoSegment
   Acc head_acc;      // its elements in the range
   std::size_t tail;  // the segment still open at the range's end if it has elements in it, or kNoSegment
   Acc tail_acc;      // its elements in the range
 };
-template <class Op>
-__device__ Pieces<typename Op::Acc> no_pieces() {
-  return {kNoSegment, Op::identity(), kNoSegment, Op::identity()};
-}
 
-// __shfl_up_sync and __shfl_sync for every accumulator type (an argmax pair as its two members).
+// __shfl_up_sync for every accumulator type (an argmax pair as its two members).
 template <class Acc>
 __device__ Acc shfl_up(Acc v, unsigned delta) {
   if constexpr (ch06::is_value_index<Acc>::value)
@@ -398,36 +399,19 @@ __device__ Acc shfl_up(Acc v, unsigned delta) {
   else
     return __shfl_up_sync(0xffffffffu, v, delta);
 }
-template <class Acc>
-__device__ Acc shfl_from(Acc v, unsigned lane) {
-  if constexpr (ch06::is_value_index<Acc>::value)
-    return Acc{__shfl_sync(0xffffffffu, v.value, lane), __shfl_sync(0xffffffffu, v.index, lane)};
-  else
-    return __shfl_sync(0xffffffffu, v, lane);
+
+// A segment's result. The balanced kernels index an argmax by its position in the input; the
+// result is its position in the segment.
+template <class Op>
+__device__ void store_segment(void* out, const std::int64_t* offsets, std::size_t s, typename Op::Acc a) {
+  if constexpr (Op::op == red::Op::argmax)
+    if (a.index != red::ArgMax<float>::kNoIndex) a.index -= offsets[s];
+  store_result<Op>(out, s, a);
 }
 
-// The first segment s >= from whose end is past element p: the segment holding p, once the ends
-// at or before p are closed. Galloping from `from`, then halving: a few loads when p is near.
-__device__ inline std::size_t segment_after(const std::int64_t* offsets, std::size_t segments, std::size_t from,
-                                            std::size_t p) {
-  const auto past = [&](std::size_t s) { return static_cast<std::size_t>(offsets[s + 1]) > p; };
-  if (from >= segments || past(from)) return from;
-  std::size_t lo = from, step = 1, hi = from + 1;  // past(lo) is false
-  while (hi < segments && !past(hi)) {
-    lo = hi;
-    step *= 2;
-    hi = lo + step;
-  }
-  hi = std::min(hi, segments);  // segments: the answer when every end is at or before p
-  while (hi - lo > 1) {
-    const std::size_t mid = lo + (hi - lo) / 2;
-    (mid < segments && past(mid) ? hi : lo) = mid;
-  }
-  return hi;
-}
-
-// The same answer found by a whole warp: 32 probes at a time, each step narrowing the range 31-fold
-// (5 dependent loads for 2^24 segments instead of about 48). Every lane gets the answer.
+// The first segment s >= from whose end is past element p (the segment holding p, once the ends at
+// or before p are closed), found by a whole warp: 32 probes at a time, each step narrowing the
+// range 31-fold (5 dependent loads for 2^24 segments instead of 24). Every lane gets the answer.
 __device__ inline std::size_t warp_segment_after(const std::int64_t* offsets, std::size_t segments, std::size_t from,
                                                  std::size_t p) {
   const unsigned lane = threadIdx.x % 32;
@@ -445,28 +429,77 @@ __device__ inline std::size_t warp_segment_after(const std::int64_t* offsets, st
   return a_hi;
 }
 
-// One warp's range [lo, hi) of elements: results of the segments it closes that began inside it
-// written; the first and last segments' partials returned (valid in every lane).
+// A tile's partials of the segments its threads close, by position: thread t's j-th element at
+// [j][t], so that a warp's lanes writing their j-th elements hit 32 different banks. An argmax
+// keeps its value and the index's offset from the thread's first element (a closed segment's
+// elements in a thread are fewer than kSegmentItems), so the array stays 5 bytes an element.
+template <class Op, class Acc = typename Op::Acc>
+struct ClosedPartials {
+  Acc v[kSegmentItems][kBlock];
+  __device__ void put(unsigned j, Acc a, std::size_t) { v[j][threadIdx.x] = a; }
+  __device__ Acc get(unsigned j, std::size_t) const { return v[j][threadIdx.x]; }
+};
+template <class Op, class W>
+struct ClosedPartials<Op, red::ValueIndex<W>> {
+  W value[kSegmentItems][kBlock];
+  unsigned char offset[kSegmentItems][kBlock];
+  __device__ void put(unsigned j, red::ValueIndex<W> a, std::size_t g) {
+    value[j][threadIdx.x] = a.value;
+    offset[j][threadIdx.x] = static_cast<unsigned char>(a.index - static_cast<long long>(g));
+  }
+  __device__ red::ValueIndex<W> get(unsigned j, std::size_t g) const {
+    return {value[j][threadIdx.x], static_cast<long long>(g + offset[j][threadIdx.x])};
+  }
+};
+
+// A block's range of elements, tile by tile: the segments it closes that began inside it written,
+// its first and last segments' partials left in records[blockIdx.x]. The ranges are per_block
+// elements (a whole number of tiles) from offsets[0] rounded down to a thread's share, so that
+// every thread's loads are aligned; a range past the last segment's end is empty. With no elements
+// at all, every segment is empty and the blocks write the identities.
 template <class Op, class T, bool kAligned>
-__device__ Pieces<typename Op::Acc> segments_warp_range(const T* in, const std::int64_t* offsets, std::size_t segments,
-                                                        std::size_t first, std::size_t lo, std::size_t hi, void* out) {
+__global__ void __launch_bounds__(kBlock, 3)  // 80 registers: this tile's and the next tile's elements
+    segments_balanced(const T* in, const std::int64_t* offsets, std::size_t segments, std::size_t per_block, void* out,
+                      Pieces<typename Op::Acc>* records) {
   using Acc = typename Op::Acc;
   using V = Vec16<T>;
-  constexpr unsigned kLane = kLaneBytes / sizeof(T), kVecs = kLaneBytes / 16;
-  const unsigned lane = threadIdx.x % 32;
-  Pieces<Acc> pieces = no_pieces<Op>();
-  if (lo >= hi) return pieces;
-  // The segment holding element lo, and whether it began before the range.
-  std::size_t cur = warp_segment_after(offsets, segments, 0, lo);
-  const std::size_t first_segment = cur;
-  const bool first_began_before = static_cast<std::size_t>(offsets[first_segment]) < lo;
-  Acc carry = Op::identity();  // the open segment's elements so far (earlier rounds of this range)
-  // This lane's elements of the round at `base`: 16-byte loads when they are all in the range.
-  const auto load = [&](std::size_t base, T (&x)[kLane]) {
-    const std::size_t g = base + std::size_t{lane} * kLane;
-    const std::size_t p = std::max(g, lo), q = std::min(g + kLane, hi);
-    if (p >= q) return;
-    if (kAligned && p == g && q == g + kLane) {
+  constexpr unsigned kItems = kSegmentItems, kTile = kSegmentTile, kVecs = kItems * sizeof(T) / 16;
+  static_assert(32 % kItems == 0, "a thread's marks lie in one 32-bit word");
+  // Two barriers a tile: the marks are complete before the walk, and the warps' totals before the
+  // fold. What the fold reads alternates between two copies, so that the next tile's writes need
+  // no barrier of their own.
+  __shared__ unsigned closes[2][kTile / 32];  // bit p: a segment ends with element t0 + p ...
+  __shared__ unsigned closer[kTile];          // ... and which one
+  __shared__ ClosedPartials<Op> partials;
+  __shared__ Acc warp_value[2][kWarpsPerBlock];
+  __shared__ unsigned warp_closes[2][kWarpsPerBlock];
+  __shared__ Acc carry[2];            // the open segment's elements in the tiles before
+  __shared__ bool block_closed[2];    // whether the block has closed a segment before the tile
+  __shared__ Pieces<Acc> record;
+  const std::size_t first = static_cast<std::size_t>(offsets[0]), last = static_cast<std::size_t>(offsets[segments]);
+  if (first == last) {
+    for (std::size_t s = std::size_t{blockIdx.x} * kBlock + threadIdx.x; s < segments; s += std::size_t{gridDim.x} * kBlock)
+      store_result<Op>(out, s, Op::identity());
+    return;
+  }
+  const unsigned tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+  const std::size_t origin = first / kItems * kItems;
+  const std::size_t block_lo = origin + std::size_t{blockIdx.x} * per_block;
+  const std::size_t block_hi = std::min(last, block_lo + per_block);
+  if (block_lo >= block_hi) {
+    if (tid == 0) records[blockIdx.x] = {kNoSegment, Op::identity(), kNoSegment, Op::identity()};
+    return;
+  }
+  if (tid == 0) {
+    record = {kNoSegment, Op::identity(), kNoSegment, Op::identity()};
+    carry[0] = Op::identity();
+    block_closed[0] = false;
+  }
+  for (unsigned i = tid; i < kTile / 16; i += kBlock) closes[i / (kTile / 32)][i % (kTile / 32)] = 0;
+  // This thread's elements of the tile at t0 (16-byte loads where they are all in the segments).
+  const auto load = [&](std::size_t t0, T(&x)[kItems]) {
+    const std::size_t g = t0 + std::size_t{tid} * kItems;
+    if (kAligned && g >= first && g + kItems <= last) {
 #pragma unroll
       for (unsigned u = 0; u < kVecs; ++u) {
         const V v = reinterpret_cast<const V*>(in + g)[u];
@@ -475,172 +508,186 @@ __device__ Pieces<typename Op::Acc> segments_warp_range(const T* in, const std::
       }
     } else {
 #pragma unroll
-      for (unsigned j = 0; j < kLane; ++j)
-        if (g + j >= p && g + j < q) x[j] = in[g + j];
+      for (unsigned j = 0; j < kItems; ++j)
+        if (g + j >= first && g + j < last) x[j] = in[g + j];
     }
   };
-  T next[kLane] = {};  // the next round's elements, loaded while this round's are walked
-  load(lo / kLane * kLane, next);
-  for (std::size_t base = lo / kLane * kLane; base < hi; base += 32 * kLane) {
-    const std::size_t g = base + std::size_t{lane} * kLane;
-    const std::size_t p = std::max(g, lo), q = std::min(g + kLane, hi);
-    T x[kLane];
-#pragma unroll
-    for (unsigned j = 0; j < kLane; ++j) x[j] = next[j];
-    if (base + 32 * kLane < hi) load(base + 32 * kLane, next);
-    // Walk the lane's elements: close every segment whose end is reached.
-    bool closed = false, head_pending = false;
-    Acc head_acc = Op::identity(), acc = Op::identity();
-    // The lane's first segment: the ends of segments cur, ..., cur + 31 are loaded once for the
-    // warp (one 256-byte load) and each lane halves its way through them with shuffles; only a
-    // lane past all 32 searches the offsets itself.
-    const std::size_t end_index = cur + 1 + lane;
-    const std::size_t window_end = end_index <= segments ? static_cast<std::size_t>(offsets[end_index]) : ~std::size_t{0};
-    unsigned k_lo = 0, k_hi = 32;  // the first window end past p is k_lo once they meet (32: none)
-#pragma unroll
-    for (unsigned it = 0; it < 6; ++it) {
-      const unsigned mid = (k_lo + k_hi) / 2;
-      const std::size_t e = __shfl_sync(0xffffffffu, window_end, min(mid, 31u));
-      if (k_lo < k_hi) (e > p ? k_hi : k_lo) = e > p ? mid : mid + 1;
-    }
-    std::size_t s = cur, head = kNoSegment;
-    if (p < q) {
-      head = k_lo < 32 ? cur + k_lo : segment_after(offsets, segments, cur + 32, p);
-      s = p == first ? 0 : head;  // the lane holding offsets[0] closes the empty segments there
-      std::size_t begin = static_cast<std::size_t>(offsets[s]), end = static_cast<std::size_t>(offsets[s + 1]);
-      if (p == g && q == g + kLane && end > q) {
-        // The common case for long segments: all the lane's elements in its first segment.
-#pragma unroll
-        for (unsigned j = 0; j < kLane; ++j) acc = Op::combine(acc, Op::load(x[j], g + j - begin));
+  // The segments' ends are read kBlock at a time, two such chunks held ahead: thread i holds the
+  // ends of segments base + i (a) and base + kBlock + i (b), as positions from block_lo, and
+  // whether the segment is empty. When a tile has used all of chunk a, b takes its place and the
+  // chunk after it is loaded, a chunk ahead of its use. `cursor` is the first segment whose end
+  // has not been marked yet.
+  struct End {
+    unsigned at;  // the end - block_lo; ~0u past the last segment, ~0u - 1 past the block
+    bool empty;
+  };
+  const auto load_end = [&](std::size_t s) {
+    if (s >= segments) return End{~0u, false};
+    const std::size_t b = static_cast<std::size_t>(offsets[s]), e = static_cast<std::size_t>(offsets[s + 1]);
+    return End{static_cast<unsigned>(std::min<std::size_t>(e - block_lo, ~0u - 1)), b == e};
+  };
+  std::size_t cursor = blockIdx.x == 0 ? 0 : warp_segment_after(offsets, segments, 0, block_lo);
+  std::size_t base = cursor;
+  End a = load_end(base + tid), b = load_end(base + kBlock + tid);
+  __syncthreads();
+
+  // One tile: x holds its elements, and the next tile's are loaded into `next`.
+  unsigned buf = 0;
+  const auto tile = [&](std::size_t t0, T(&x)[kItems], T(&next)[kItems]) {
+    const std::size_t t1 = std::min(block_hi, t0 + kTile);
+    if (t1 < block_hi) load(t1, next);
+    // 1. Mark the ends the tile owns: those at or before r1 not marked yet. Past a tile's last
+    // end, every later one is too (the ends are sorted).
+    const unsigned r0 = static_cast<unsigned>(t0 - block_lo), r1 = static_cast<unsigned>(t1 - block_lo);
+    const auto mark = [&](End e, std::size_t s) {
+      if (e.empty) {
+        store_result<Op>(out, s, Op::identity());
       } else {
-        // Positions relative to g, in 32 bits; an end past the lane's elements counts as kLane + 1.
-        const auto relative = [&](std::size_t e) { return e - g > kLane ? kLane + 1 : static_cast<unsigned>(e - g); };
-        const unsigned pj = static_cast<unsigned>(p - g), qj = static_cast<unsigned>(q - g);
-        unsigned end_j = relative(end);
-        const auto close_through = [&](unsigned limit) {  // closes the segments ending at or before g + limit
-          while (end_j <= limit && s < segments) {
-            if (s == head && begin < p) {
-              head_pending = true;  // began before this lane: the lanes before add their share
-              head_acc = acc;
-            } else {
-              store_result<Op>(out, s, acc);
-            }
-            closed = true;
-            acc = Op::identity();
-            ++s;
-            begin = end;
-            end = s < segments ? static_cast<std::size_t>(offsets[s + 1]) : ~std::size_t{0};
-            end_j = relative(end);
-          }
-        };
+        const unsigned p = e.at - 1 - r0;
+        atomicOr(&closes[buf][p / 32], 1u << (p % 32));
+        closer[p] = static_cast<unsigned>(s);  // segments < 2^32 - 2 (why_invalid)
+      }
+    };
+    for (;;) {
+      const bool a_in = a.at <= r1, b_in = b.at <= r1;
+      if (a_in && base + tid >= cursor) mark(a, base + tid);
+      if (b_in) mark(b, base + kBlock + tid);
+      const unsigned in_a = static_cast<unsigned>(__syncthreads_count(a_in));
+      if (in_a < kBlock) {
+        cursor = base + in_a;
+        break;
+      }
+      const unsigned in_b = static_cast<unsigned>(__syncthreads_count(b_in));
+      a = b;  // chunk a used up: b moves up, and the next chunk is loaded
+      base += kBlock;
+      b = load_end(base + kBlock + tid);
+      cursor = base + in_b;
+      if (in_b < kBlock) break;
+    }
+    // 2. Walk: at every marked end, the partial so far is put aside and a new one begins. The
+    // first one put aside belongs to a segment that began before this thread (its head); the
+    // others are whole and written now; `acc` ends as the partial of the segment still open.
+    const std::size_t g = t0 + std::size_t{tid} * kItems;
+    const unsigned word = closes[buf][tid * kItems / 32];
+    const unsigned bits = kItems == 32 ? word : (word >> (tid * kItems % 32)) & ((1u << kItems) - 1);
+    Acc acc = Op::identity();
+    const bool full = g >= first && g + kItems <= t1;
+    const bool warp_closes_none = !__any_sync(0xffffffffu, bits);  // every lane asks, before the branch
+    if (full && warp_closes_none) {
 #pragma unroll
-        for (unsigned j = 0; j < kLane; ++j) {
-          if (j < pj || j >= qj) continue;
-          close_through(j);
-          acc = Op::combine(acc, Op::load(x[j], g + j - begin));
+      for (unsigned j = 0; j < kItems; ++j) acc = Op::combine(acc, Op::load(x[j], g + j));  // no ends in the warp
+    } else if (full) {
+#pragma unroll
+      for (unsigned j = 0; j < kItems; ++j) {
+        acc = Op::combine(acc, Op::load(x[j], g + j));
+        if (bits >> j & 1u) {
+          partials.put(j, acc, g);
+          acc = Op::identity();
         }
-        close_through(qj);
+      }
+    } else {  // the first or last thread with elements of the segments: only those in [first, t1)
+      const unsigned lo = first > g ? static_cast<unsigned>(std::min<std::size_t>(first - g, kItems)) : 0;
+      const unsigned hi = t1 > g ? static_cast<unsigned>(std::min<std::size_t>(t1 - g, kItems)) : 0;
+#pragma unroll
+      for (unsigned j = 0; j < kItems; ++j) {
+        if (j < lo || j >= hi) continue;
+        acc = Op::combine(acc, Op::load(x[j], g + j));
+        if (bits >> j & 1u) {
+          partials.put(j, acc, g);
+          acc = Op::identity();
+        }
       }
     }
-    // A segmented scan over the lanes: what a lane hands on is its open segment's partial, which
-    // starts afresh in a lane that closed a segment. Lane 0 takes the carry of the rounds before.
-    bool flag = closed;
+    unsigned head = 0;
+    Acc head_acc = Op::identity();
+    if (bits) {
+      const unsigned j1 = __ffs(bits) - 1;
+      head = closer[tid * kItems + j1];
+      head_acc = partials.get(j1, g);
+      for (unsigned rest = bits & (bits - 1); rest; rest &= rest - 1) {
+        const unsigned j = __ffs(rest) - 1;
+        store_segment<Op>(out, offsets, closer[tid * kItems + j], partials.get(j, g));
+      }
+    }
+    // 3. A segmented scan over the warp's lanes: a lane's open partial, combined with those of the
+    // lanes before it back to the last lane that closed a segment.
+    const unsigned ballot = __ballot_sync(0xffffffffu, bits != 0);
+    const unsigned closed_upto = ballot & (0xffffffffu >> (31 - lane));  // lanes 0..lane that closed
+    const int start = closed_upto ? 31 - __clz(closed_upto) : -1;
     Acc value = acc;
-    if (lane == 0 && !flag) value = Op::combine(carry, value);
 #pragma unroll
     for (unsigned d = 1; d < 32; d *= 2) {
-      const bool other_flag = __shfl_up_sync(0xffffffffu, flag, d);
       const Acc other = shfl_up(value, d);
-      if (lane >= d && !flag) {
-        value = Op::combine(other, value);
-        flag = other_flag;
-      }
+      if (static_cast<int>(lane) - static_cast<int>(d) >= start && lane >= d) value = Op::combine(other, value);
     }
-    Acc incoming = shfl_up(value, 1);
-    if (lane == 0) incoming = carry;
-    if (head_pending) {
-      const Acc total = Op::combine(incoming, head_acc);
-      if (head == first_segment && first_began_before) {
-        pieces.head = head;  // began before the warp's range: the block finishes it
-        pieces.head_acc = total;
+    const Acc value_before = shfl_up(value, 1);
+    if (lane == 31) {
+      warp_value[buf][warp] = value;
+      warp_closes[buf][warp] = ballot;
+    }
+    __syncthreads();
+    // 4. Finish each thread's head. Behind the first closing lane of a warp are the warps before
+    // it and the tiles before this one: that lane folds their totals in order.
+    if (bits) {
+      const bool first_in_warp = (ballot & ((1u << lane) - 1)) == 0;
+      Acc before = value_before;
+      bool closed_before = !first_in_warp;
+      if (first_in_warp) {
+        Acc incoming = carry[buf];
+        closed_before = block_closed[buf];
+        for (unsigned w = 0; w < warp; ++w) {
+          incoming = warp_closes[buf][w] ? warp_value[buf][w] : Op::combine(incoming, warp_value[buf][w]);
+          closed_before = closed_before || warp_closes[buf][w] != 0;
+        }
+        before = lane == 0 ? incoming : Op::combine(incoming, value_before);
+      }
+      const Acc total = Op::combine(before, head_acc);
+      if (!closed_before && static_cast<std::size_t>(offsets[head]) < block_lo) {
+        record.head = head;  // began in an earlier block: the last kernel finishes it
+        record.head_acc = total;
       } else {
-        store_result<Op>(out, head, total);
+        store_segment<Op>(out, offsets, head, total);
       }
     }
-    carry = shfl_from(value, 31);
-    if (lane != 31 || p >= q) s = cur;  // the next round's searches start at lane 31's open segment
-    cur = __shfl_sync(0xffffffffu, s, 31);
-  }
-  // The head piece is in one lane or none: every lane gets it. The tail: the segment open after
-  // the range's last element, if some of its elements are in the range (carry holds them).
-  const unsigned holder = __ffs(__ballot_sync(0xffffffffu, pieces.head != kNoSegment));
-  if (holder) {
-    pieces.head = __shfl_sync(0xffffffffu, pieces.head, holder - 1);
-    pieces.head_acc = shfl_from(pieces.head_acc, holder - 1);
-  }
-  const std::size_t open = segment_after(offsets, segments, cur, hi);
-  if (open < segments && static_cast<std::size_t>(offsets[open]) < hi) {
-    pieces.tail = open;
-    pieces.tail_acc = carry;
-  }
-  return pieces;
-}
-
-// A block's 8 warp ranges, then its own pieces: thread 0 folds the warps' pieces in order,
-// finishing the segments that began inside the block; the rest go to records[blockIdx.x].
-// The blocks' ranges cover [offsets[0], offsets[segments]), `per_warp` elements a warp (the grid
-// is sized for n; a range past the end is empty). With no elements at all, every segment is
-// empty and the blocks write the identities.
-template <class Op, class T, bool kAligned>
-__global__ void __launch_bounds__(kBlock)
-    segments_balanced(const T* in, const std::int64_t* offsets, std::size_t segments, std::size_t per_warp, void* out,
-                      Pieces<typename Op::Acc>* records) {
-  using Acc = typename Op::Acc;
-  __shared__ Pieces<Acc> warps[kWarpsPerBlock];
-  const std::size_t first = static_cast<std::size_t>(offsets[0]), last = static_cast<std::size_t>(offsets[segments]);
-  if (first == last) {
-    for (std::size_t s = std::size_t{blockIdx.x} * kBlock + threadIdx.x; s < segments; s += std::size_t{gridDim.x} * kBlock)
-      store_result<Op>(out, s, Op::identity());
-    return;
-  }
-  const unsigned warp = threadIdx.x / 32;
-  const std::size_t block_lo = first + std::size_t{blockIdx.x} * kWarpsPerBlock * per_warp;
-  const std::size_t lo = std::min(last, block_lo + warp * per_warp), hi = std::min(last, lo + per_warp);
-  const Pieces<Acc> mine = segments_warp_range<Op, T, kAligned>(in, offsets, segments, first, lo, hi, out);
-  if (threadIdx.x % 32 == 0) warps[warp] = mine;
-  __syncthreads();
-  if (threadIdx.x != 0) return;
-  Pieces<Acc> block = no_pieces<Op>();
-  std::size_t open = kNoSegment;  // the segment open after the warps folded so far, and its partial
-  Acc open_acc = Op::identity();
-  for (unsigned w = 0; w < kWarpsPerBlock; ++w) {
-    const Pieces<Acc>& r = warps[w];
-    if (r.head != kNoSegment) {
-      const Acc total = open == r.head ? Op::combine(open_acc, r.head_acc) : r.head_acc;
-      if (static_cast<std::size_t>(offsets[r.head]) < block_lo) {
-        block.head = r.head;
-        block.head_acc = total;
-      } else {
-        store_result<Op>(out, r.head, total);
+    if (tid == 0) {  // the carry and flag for the next tile
+      Acc running = carry[buf];
+      bool any = block_closed[buf];
+      for (unsigned w = 0; w < kWarpsPerBlock; ++w) {
+        running = warp_closes[buf][w] ? warp_value[buf][w] : Op::combine(running, warp_value[buf][w]);
+        any = any || warp_closes[buf][w] != 0;
       }
-      open = kNoSegment;
+      carry[buf ^ 1] = running;
+      block_closed[buf ^ 1] = any;
     }
-    if (r.tail != kNoSegment) {  // the same segment as `open` when warp w closed nothing
-      open_acc = open == r.tail ? Op::combine(open_acc, r.tail_acc) : r.tail_acc;
-      open = r.tail;
-    }
+    for (unsigned i = tid; i < kTile / 32; i += kBlock) closes[buf][i] = 0;  // for the tile after next
+    buf ^= 1;
+  };
+  T xa[kItems] = {}, xb[kItems] = {};
+  load(block_lo, xa);
+  for (std::size_t t0 = block_lo;;) {  // two tiles a trip, so that the two arrays swap roles without copies
+    tile(t0, xa, xb);
+    if ((t0 += kTile) >= block_hi) break;
+    tile(t0, xb, xa);
+    if ((t0 += kTile) >= block_hi) break;
   }
-  block.tail = open;
-  block.tail_acc = open_acc;
-  records[blockIdx.x] = block;
+  __syncthreads();  // the record and the last carry are complete
+  // The tail: the segment open after the block's last element, if some of its elements are in the
+  // block (the carry holds them). cursor is the first segment whose end is past the block.
+  if (tid == 0) {
+    if (cursor < segments && static_cast<std::size_t>(offsets[cursor]) < block_hi) {
+      record.tail = cursor;
+      record.tail_acc = carry[buf];
+    }
+    records[blockIdx.x] = record;
+  }
 }
 
 // The segments that began in an earlier block: a warp per block that closed one (its head)
 // combines the tails of the blocks from the one where the segment began, in order, then the head.
 template <class Op>
 __global__ void __launch_bounds__(kBlock)
-    segments_balanced_finish(const std::int64_t* offsets, std::size_t segments, std::size_t per_block, std::size_t blocks,
-                             const Pieces<typename Op::Acc>* records, void* out) {
+    segments_balanced_finish(const std::int64_t* offsets, std::size_t segments, std::size_t per_block, unsigned items,
+                             std::size_t blocks, const Pieces<typename Op::Acc>* records, void* out) {
   using Acc = typename Op::Acc;
   const std::size_t b = (std::size_t{blockIdx.x} * kBlock + threadIdx.x) / 32;
   const std::size_t first = static_cast<std::size_t>(offsets[0]);
@@ -648,13 +695,14 @@ __global__ void __launch_bounds__(kBlock)
   const std::size_t s = records[b].head;
   if (s == kNoSegment) return;
   const unsigned lane = threadIdx.x % 32;
-  const std::size_t from = (static_cast<std::size_t>(offsets[s]) - first) / per_block;  // the block where s began
+  const std::size_t origin = first / items * items;
+  const std::size_t from = (static_cast<std::size_t>(offsets[s]) - origin) / per_block;  // the block where s began
   Acc acc = Op::identity();
 #pragma unroll 16
   for (std::size_t k = from + lane; k < b; k += 32)  // independent loads, 16 in flight
     acc = Op::combine(acc, records[k].tail_acc);
   acc = group_reduce<Op, 32>(acc);
-  if (lane == 0) store_result<Op>(out, s, Op::combine(acc, records[b].head_acc));
+  if (lane == 0) store_segment<Op>(out, offsets, s, Op::combine(acc, records[b].head_acc));
 }
 
 // ---- the launcher ------------------------------------------------------------------------------------
@@ -689,7 +737,7 @@ struct Plan {
   unsigned split = 1;     // blocks_per_row: blocks per row; columns: chunks of rows;
                           // segments_balanced: blocks
   std::size_t chunk = 0;  // blocks_per_row: columns per block; columns: rows per chunk;
-                          // segments_balanced: elements per warp
+                          // segments_balanced: elements per block
   unsigned across = 1;    // columns: threads across a row (first pass; the second pass's is
                           // across_partials)
   unsigned across_partials = 1;
@@ -772,17 +820,18 @@ Plan plan(const BatchedCall& c) {
       const std::size_t mean = s.segments ? s.n / s.segments : 0;
       p.lanes = pow2_at_least(red::ceil_div(mean, (p.vector ? 8 : 2) * kCount));
     } else if (s.segments > 0) {
-      // Two waves of blocks, each warp a whole number of rounds (32 lanes x kLaneBytes).
+      // Two waves of blocks, each a whole number of tiles.
       p.lanes = 32;
-      const std::size_t round = 32 * kLaneBytes / sizeof(T);
+      const std::size_t tile = kSegmentTile;
       const unsigned occupancy = red::per_device<unsigned>([](int) {
         return blocks_per_sm<kBlock>(segments_balanced<Op, T, true>);
       });
-      const std::size_t wanted_warps = 2 * std::size_t{sm_count()} * occupancy * kWarpsPerBlock;
-      // The elements that belong to segments are known on the device only: size the ranges
-      // for all n (a range past the last segment's end is empty).
-      p.chunk = std::max<std::size_t>(round, red::ceil_div(red::ceil_div(std::max<std::size_t>(s.n, 1), wanted_warps), round) * round);
-      p.split = static_cast<unsigned>(std::max<std::size_t>(1, red::ceil_div(s.n, p.chunk * kWarpsPerBlock)));
+      const std::size_t wanted = 2 * std::size_t{sm_count()} * occupancy;
+      // The elements that belong to segments are known on the device only: size the ranges for
+      // all n, plus the rounding of the ranges' origin (a range past the last segment's end is empty).
+      const std::size_t n = s.n + kSegmentItems;
+      p.chunk = red::ceil_div(red::ceil_div(n, wanted), tile) * tile;
+      p.split = static_cast<unsigned>(red::ceil_div(n, p.chunk));
       if (s.n == 0) p.split = static_cast<unsigned>(std::min<std::size_t>(red::ceil_div(s.segments, kBlock), 1024));
       p.scratch_bytes = std::size_t{p.split} * sizeof(Pieces<Acc>);
     }
@@ -842,12 +891,12 @@ inline std::size_t sum_depth(const Plan& p, const Shape& s, std::size_t length, 
       return length;
     case Strategy::segments_naive:
       return red::ceil_div(length, p.lanes) + per_vector + warp_tree;
-    default: {  // segments_balanced: a lane's share, the lanes' scan, the rounds of a warp, the
-                // warps of a block, and the blocks a long segment spans (the finishing warp's tree)
-      // at most 64 elements a lane (kLaneBytes of 1-byte elements), and rounds counted as for f32 (the most)
-      const std::size_t lane = kLaneBytes, rounds = p.chunk / (32 * 16);
-      const std::size_t blocks = red::ceil_div(length, p.chunk * kWarpsPerBlock) + 1;
-      return std::min(length, lane + warp_tree + rounds + kWarpsPerBlock + red::ceil_div(blocks, 32) + warp_tree + 2);
+    default: {  // segments_balanced: a thread's share, the
+                // threads' scan, the carry through the warps' totals of every tile of a block,
+                // and the blocks a long segment spans (the finishing warp's tree)
+      const std::size_t thread = kSegmentItems, tiles = red::ceil_div(p.chunk, kSegmentTile);
+      const std::size_t blocks = red::ceil_div(length, p.chunk) + 1;
+      return std::min(length, thread + warp_tree + tiles * kWarpsPerBlock + 2 + red::ceil_div(blocks, 32) + warp_tree + 1);
     }
   }
 }
@@ -932,7 +981,7 @@ void launch(const BatchedCall& c) {
         segments_balanced<Op, T, false><<<p.split, kBlock, 0, c.stream>>>(in, s.offsets, s.segments, p.chunk, c.output, records);
       if (p.split > 1)
         segments_balanced_finish<Op><<<static_cast<unsigned>(red::ceil_div(std::size_t{p.split} * 32, kBlock)), kBlock, 0,
-                                       c.stream>>>(s.offsets, s.segments, p.chunk * kWarpsPerBlock, p.split, records,
+                                       c.stream>>>(s.offsets, s.segments, p.chunk, kSegmentItems, p.split, records,
                                                    c.output);
     }
   }

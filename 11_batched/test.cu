@@ -207,9 +207,16 @@ TEST_CASE("11_batched: all-empty segments, no segments, and empty segments at bo
     std::vector<std::int64_t> o = {0, 0, 0, 5, 5, 99'000, 99'000, 100'000, 100'000, 100'000};
     // Elements before the first segment and after the last belong to none.
     std::vector<std::int64_t> inside = {7, 7, 100, 5'000, 60'000, 60'001, 99'000};
+    // Far more ends in one tile than a tile reads at a time: an empty segment before every
+    // one-element segment, then a run of 3000 empty ones, then segments of 0 to 3 elements.
+    std::vector<std::int64_t> dense;
+    for (std::int64_t e = 0; e < 20'000; ++e) dense.insert(dense.end(), {e, e});
+    dense.insert(dense.end(), 3000, 20'000);
+    for (std::int64_t e = 20'001; e <= 30'000; ++e) dense.push_back(e / 3 * 3);
     for (Op op : kOps) {
       segment_batch(host, o).check(op);
       segment_batch(host, inside).check(op);
+      segment_batch(host, dense).check(op);
     }
   }
 }

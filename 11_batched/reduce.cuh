@@ -63,22 +63,23 @@ __device__ typename Op::Acc lane_accumulate(const T* p, std::size_t len, std::si
   for (std::size_t i = lane; i < head; i += lanes) acc = Op::combine(acc, Op::load(p[i], first_index + i));
   const V* body = reinterpret_cast<const V*>(p + head);
   const std::size_t vectors = (len - head) / kCount;
-  std::size_t v = lane;
-  for (; v + (kUnroll - 1) * lanes < vectors; v += kUnroll * lanes) {
+  // Whole trips, then one last trip with the vectors past the end left out: its loads are issued
+  // together too, not one memory latency after another.
+  const auto trip = [&](std::size_t v, auto guarded) {
     V x[kUnroll];
 #pragma unroll
-    for (unsigned u = 0; u < kUnroll; ++u) x[u] = body[v + u * lanes];
+    for (unsigned u = 0; u < kUnroll; ++u)
+      if (!guarded || v + u * lanes < vectors) x[u] = body[v + u * lanes];
 #pragma unroll
     for (unsigned u = 0; u < kUnroll; ++u)
+      if (!guarded || v + u * lanes < vectors)
 #pragma unroll
-      for (unsigned j = 0; j < kCount; ++j)
-        acc = Op::combine(acc, Op::load(x[u].e[j], first_index + head + (v + u * lanes) * kCount + j));
-  }
-  for (; v < vectors; v += lanes) {
-    const V x = body[v];
-#pragma unroll
-    for (unsigned j = 0; j < kCount; ++j) acc = Op::combine(acc, Op::load(x.e[j], first_index + head + v * kCount + j));
-  }
+        for (unsigned j = 0; j < kCount; ++j)
+          acc = Op::combine(acc, Op::load(x[u].e[j], first_index + head + (v + u * lanes) * kCount + j));
+  };
+  std::size_t v = lane;
+  for (; v + (kUnroll - 1) * lanes < vectors; v += kUnroll * lanes) trip(v, std::false_type{});
+  if (v < vectors) trip(v, std::true_type{});
   for (std::size_t i = head + vectors * kCount + lane; i < len; i += lanes)
     acc = Op::combine(acc, Op::load(p[i], first_index + i));
   return acc;
@@ -134,6 +135,23 @@ __device__ typename Op::Acc group_reduce(typename Op::Acc v) {
     const auto group = cg::tiled_partition<G>(cg::this_thread_block());
     return cg::reduce(group, v, [](const Acc& a, const Acc& b) { return Op::combine(a, b); });
   }
+}
+
+// __shfl_up_sync and __shfl_down_sync over a whole warp for every accumulator type (an argmax pair
+// as its two members).
+template <class Acc>
+__device__ Acc shfl_up(Acc v, unsigned delta) {
+  if constexpr (ch06::is_value_index<Acc>::value)
+    return Acc{__shfl_up_sync(0xffffffffu, v.value, delta), __shfl_up_sync(0xffffffffu, v.index, delta)};
+  else
+    return __shfl_up_sync(0xffffffffu, v, delta);
+}
+template <class Acc>
+__device__ Acc shfl_down(Acc v, unsigned delta) {
+  if constexpr (ch06::is_value_index<Acc>::value)
+    return Acc{__shfl_down_sync(0xffffffffu, v.value, delta), __shfl_down_sync(0xffffffffu, v.index, delta)};
+  else
+    return __shfl_down_sync(0xffffffffu, v, delta);
 }
 
 // Result i: a float (sum, max) or an int32 index (argmax, -1 for an empty range).
@@ -233,13 +251,18 @@ __global__ void __launch_bounds__(kBlock) rows_combine(const typename Op::Acc* p
 // A block of kColumnBlock threads lays P threads across the row (P = min(vectors per row, 32): a
 // warp reads 32 neighbouring 16-byte vectors, 512 contiguous bytes) and R = kColumnBlock / P rows
 // deep. Thread (x, y) sums its columns down rows y, y + R, ... of the block's chunk of rows, then
-// the R threads of each column meet in shared memory, pairwise in a fixed tree. blockIdx.y is the
-// chunk: with one chunk the block writes the results, else partial k of each column into a
-// [chunks, cols] matrix, which the same kernel then reduces over its columns (CombineOp: the
-// partials are already accumulators). kVector: 16-byte loads (kCount columns a thread), which
+// the R threads of each column meet: by shuffles within a warp, then pairwise in a fixed tree in
+// shared memory across the warps. blockIdx.y is the chunk: with one chunk the block writes the
+// results, else partial k of each column into a [chunks, cols] matrix, which the same kernel then
+// reduces over its columns (CombineOp: the partials are already accumulators). kVector: 16-byte loads (kCount columns a thread), which
 // needs every row on a 16-byte boundary and cols a multiple of kCount; else a column a thread.
-constexpr unsigned kColumnBlock = 1024;
-constexpr unsigned kColumnUnroll = 8;  // rows each thread has in flight
+constexpr unsigned kColumnBlock = 512;
+constexpr unsigned kColumnTree = 9;  // log2(kColumnBlock): the levels of a column's meeting
+static_assert(1u << kColumnTree == kColumnBlock, "kColumnTree is log2(kColumnBlock)");
+// Rows each thread has in flight. A block of 512 threads at up to 64 registers leaves room for two
+// on an SM, so that one block's meeting overlaps the other's loads (one block of 1024 threads
+// holding 8 vectors would fill an SM alone).
+constexpr unsigned kColumnUnroll = 8;
 
 template <class Op>
 struct CombineOp {  // Op over its own accumulators: the second pass over partials
@@ -257,7 +280,7 @@ constexpr std::size_t columns_tree_bytes(std::size_t count) {
 }
 
 template <class Op, class T, bool kVector>
-__global__ void __launch_bounds__(kColumnBlock)
+__global__ void __launch_bounds__(kColumnBlock, 2)
     columns_tiled(const T* in, std::size_t rows, std::size_t cols, std::size_t stride, unsigned across,
                   std::size_t chunk_rows, void* out, typename Op::Acc* partials) {
   using Acc = typename Op::Acc;
@@ -274,12 +297,15 @@ __global__ void __launch_bounds__(kColumnBlock)
 #pragma unroll
   for (unsigned j = 0; j < kCount; ++j) acc[j] = Op::identity();
   if (active) {
-    std::size_t r = first + y;
-    for (; r + (kColumnUnroll - 1) * R < last; r += kColumnUnroll * R) {
+    // Trips of kColumnUnroll rows, every load of a trip issued before the first add; then one last
+    // trip with the rows past the chunk left out, so that no row is read on its own (a chunk's few
+    // leftover rows one after another would cost a memory latency each).
+    const auto trip = [&](std::size_t r, auto guarded) {
       Vec16<T> x4[kColumnUnroll];
       T x1[kColumnUnroll];
 #pragma unroll
       for (unsigned u = 0; u < kColumnUnroll; ++u) {
+        if (guarded && r + u * R >= last) continue;
         if constexpr (kVector)
           x4[u] = reinterpret_cast<const Vec16<T>*>(in + (r + u * R) * stride)[v];
         else
@@ -287,26 +313,33 @@ __global__ void __launch_bounds__(kColumnBlock)
       }
 #pragma unroll
       for (unsigned u = 0; u < kColumnUnroll; ++u)
+        if (!guarded || r + u * R < last)
 #pragma unroll
-        for (unsigned j = 0; j < kCount; ++j)
-          acc[j] = Op::combine(acc[j], Op::load(kVector ? x4[u].e[j] : x1[u], r + u * R));
-    }
-    for (; r < last; r += R)
-#pragma unroll
-      for (unsigned j = 0; j < kCount; ++j) {
-        const T e = kVector ? reinterpret_cast<const Vec16<T>*>(in + r * stride)[v].e[j] : in[r * stride + v];
-        acc[j] = Op::combine(acc[j], Op::load(e, r));
-      }
+          for (unsigned j = 0; j < kCount; ++j)
+            acc[j] = Op::combine(acc[j], Op::load(kVector ? x4[u].e[j] : x1[u], r + u * R));
+    };
+    std::size_t r = first + y;
+    for (; r + (kColumnUnroll - 1) * R < last; r += kColumnUnroll * R) trip(r, std::false_type{});
+    if (r < last) trip(r, std::true_type{});
   }
-  // The R threads of a column meet: all kCount columns at once when their accumulators fit in
-  // shared memory (columns_tree_bytes), else one at a time.
+  // The R threads of a column meet. First within a warp: its 32 / P threads of each column, by
+  // shuffles (no barrier). Then across the warps, in a fixed tree in shared memory: all kCount
+  // columns at once when their accumulators fit (columns_tree_bytes), else one at a time.
+  // Only when P divides 32: then every warp holds whole rows, and a column's threads in it are
+  // lanes x, x + P, x + 2P, ...
+  const unsigned per_warp = P < 32 && 32 % P == 0 ? 32 / P : 1;  // rows of a column in one warp
+  for (unsigned h = P; h < P * per_warp; h *= 2)
+#pragma unroll
+    for (unsigned j = 0; j < kCount; ++j) acc[j] = Op::combine(acc[j], shfl_down(acc[j], h));
   constexpr unsigned kAtOnce = columns_tree_bytes<Acc>(kCount) == kColumnBlock * kCount * sizeof(Acc) ? kCount : 1;
+  const bool warp_head = y % per_warp == 0;  // holds its warp's share of its column after the shuffles
 #pragma unroll
   for (unsigned j0 = 0; j0 < kCount; j0 += kAtOnce) {
+    if (warp_head)
 #pragma unroll
-    for (unsigned j = 0; j < kAtOnce; ++j) tree[threadIdx.x * kAtOnce + j] = acc[j0 + j];
+      for (unsigned j = 0; j < kAtOnce; ++j) tree[threadIdx.x * kAtOnce + j] = acc[j0 + j];
     __syncthreads();
-    for (unsigned h = 1; h < R; h *= 2) {
+    for (unsigned h = per_warp; h < R; h *= 2) {
       if (y % (2 * h) == 0 && y + h < R)
 #pragma unroll
         for (unsigned j = 0; j < kAtOnce; ++j)
@@ -390,15 +423,6 @@ struct Pieces {
   std::size_t tail;  // the segment still open at the range's end if it has elements in it, or kNoSegment
   Acc tail_acc;      // its elements in the range
 };
-
-// __shfl_up_sync for every accumulator type (an argmax pair as its two members).
-template <class Acc>
-__device__ Acc shfl_up(Acc v, unsigned delta) {
-  if constexpr (ch06::is_value_index<Acc>::value)
-    return Acc{__shfl_up_sync(0xffffffffu, v.value, delta), __shfl_up_sync(0xffffffffu, v.index, delta)};
-  else
-    return __shfl_up_sync(0xffffffffu, v, delta);
-}
 
 // A segment's result. The balanced kernels index an argmax by its position in the input; the
 // result is its position in the segment.
@@ -730,6 +754,15 @@ unsigned blocks_per_sm(Kernel kernel, std::size_t shared = 0) {
   return static_cast<unsigned>(std::max(blocks, 1));
 }
 
+// Blocks of kKernel the whole GPU holds at once (asked once per device and kernel). A grid of
+// this many runs in one wave: a grid that strides over its work with more blocks than this runs
+// in two, and between them every SM waits for its slowest block of the first.
+template <unsigned kThreads, auto kKernel, std::size_t kShared = 0>
+std::size_t resident_blocks() {
+  return red::per_device<std::size_t>(
+      [](int) { return std::size_t{sm_count()} * blocks_per_sm<kThreads>(kKernel, kShared); });
+}
+
 // What one call launches: the strategy and its sizes, and the scratch it needs.
 struct Plan {
   Strategy strategy = Strategy::automatic;
@@ -762,7 +795,7 @@ Plan plan(const BatchedCall& c) {
   Plan p;
   p.strategy = c.strategy;
   if (s.layout == Layout::rows) {
-    const std::size_t resident = std::size_t{sm_count()} * (2048 / kBlock);  // blocks the GPU holds at once
+    const std::size_t resident = resident_blocks<kBlock, rows_by_blocks<Op, T>>();
     const std::size_t V = red::ceil_div(s.cols, kCount);
     if (p.strategy == Strategy::automatic)
       p.strategy = V <= 2 ? Strategy::thread_per_row : V <= 512 ? Strategy::group_per_row : Strategy::blocks_per_row;
@@ -774,7 +807,9 @@ Plan plan(const BatchedCall& c) {
       // Too few rows for the GPU: one wave of blocks, as many per row as fit.
       const std::size_t wanted = p.strategy == Strategy::block_per_row ? 1 : std::max<std::size_t>(1, resident / std::max<std::size_t>(s.rows, 1));
       p.split = static_cast<unsigned>(std::min(most, wanted));
-      p.chunk = red::ceil_div(red::ceil_div(s.cols, p.split), kCount) * kCount;
+      // Whole trips of the block's loads (kUnroll vectors a thread) in every block but a row's last.
+      const std::size_t trip = kBlock * kUnroll * kCount;
+      p.chunk = red::ceil_div(red::ceil_div(s.cols, p.split), trip) * trip;
       p.split = static_cast<unsigned>(std::max<std::size_t>(1, red::ceil_div(s.cols, p.chunk)));
       p.strategy = p.split == 1 ? Strategy::block_per_row : Strategy::blocks_per_row;
       if (p.split > 1) p.scratch_bytes = s.rows * p.split * sizeof(Acc);
@@ -794,7 +829,8 @@ Plan plan(const BatchedCall& c) {
       p.across = static_cast<unsigned>(
           std::max<std::size_t>(1, std::min<std::size_t>(V, std::max<std::size_t>(32, kColumnBlock / deep_wanted))));
       const std::size_t deep = kColumnBlock / p.across, blocks_x = std::max<std::size_t>(1, red::ceil_div(V, p.across));
-      const std::size_t resident = std::size_t{sm_count()} * (2048 / kColumnBlock);
+      const std::size_t resident = p.vector ? resident_blocks<kColumnBlock, columns_tiled<Op, T, true>, columns_tree_bytes<Acc>(kCount)>()
+                                            : resident_blocks<kColumnBlock, columns_tiled<Op, T, false>, columns_tree_bytes<Acc>(1)>();
       const std::size_t wanted = std::max<std::size_t>(1, resident / blocks_x);         // one wave
       const std::size_t most = std::max<std::size_t>(1, s.rows / (deep * kColumnUnroll));  // a full trip each
       p.split = static_cast<unsigned>(std::min<std::size_t>({wanted, most, 65535}));
@@ -842,19 +878,22 @@ Plan plan(const BatchedCall& c) {
 template <class Op, class T, unsigned G>
 void launch_rows_by_group(const BatchedCall& c, const Plan& p) {
   const Shape& s = c.shape;
-  const std::size_t blocks = std::min<std::size_t>(red::ceil_div(s.rows, kBlock / G), std::size_t{sm_count()} * 8);
+  // One wave: at most the blocks the GPU holds at once.
+  const auto blocks = [&](std::size_t resident) {
+    return static_cast<unsigned>(std::min<std::size_t>(red::ceil_div(s.rows, kBlock / G), resident));
+  };
   if (p.vector) {  // two vectors a lane and 4 rows a trip, or a warp with 8 vectors a lane
     const std::size_t V = s.cols / Vec16<T>::kCount;
     if (V <= 2 * G)
-      rows_aligned<Op, T, G, 2, 4><<<static_cast<unsigned>(blocks), kBlock, 0, c.stream>>>(
+      rows_aligned<Op, T, G, 2, 4><<<blocks(resident_blocks<kBlock, rows_aligned<Op, T, G, 2, 4>>()), kBlock, 0, c.stream>>>(
           static_cast<const T*>(c.input), s.rows, V, s.stride, c.output);
     else if constexpr (G == 32)
-      rows_aligned<Op, T, G, 8, 1><<<static_cast<unsigned>(blocks), kBlock, 0, c.stream>>>(
+      rows_aligned<Op, T, G, 8, 1><<<blocks(resident_blocks<kBlock, rows_aligned<Op, T, G, 8, 1>>()), kBlock, 0, c.stream>>>(
           static_cast<const T*>(c.input), s.rows, V, s.stride, c.output);
     return;
   }
-  rows_by_group<Op, T, G><<<static_cast<unsigned>(blocks), kBlock, 0, c.stream>>>(static_cast<const T*>(c.input), s.rows,
-                                                                                    s.cols, s.stride, c.output);
+  rows_by_group<Op, T, G><<<blocks(resident_blocks<kBlock, rows_by_group<Op, T, G>>()), kBlock, 0, c.stream>>>(
+      static_cast<const T*>(c.input), s.rows, s.cols, s.stride, c.output);
 }
 
 // Calls f(std::integral_constant<unsigned, G>) for the group size G = lanes (1, 2, ..., 32).
@@ -883,7 +922,7 @@ inline std::size_t sum_depth(const Plan& p, const Shape& s, std::size_t length, 
     case Strategy::blocks_per_row:
       return red::ceil_div(p.chunk, kBlock) + per_vector + block_tree + red::ceil_div(p.split, 32) + warp_tree;
     case Strategy::columns_tiled: {
-      const std::size_t tree = 10;  // log2(kColumnBlock)
+      const std::size_t tree = kColumnTree;
       const std::size_t deep = kColumnBlock / p.across, deep_partials = kColumnBlock / p.across_partials;
       return red::ceil_div(p.chunk, deep) + tree + (p.split > 1 ? red::ceil_div(p.split, deep_partials) + tree : 0);
     }

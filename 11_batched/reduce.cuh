@@ -261,7 +261,9 @@ constexpr unsigned kColumnTree = 9;  // log2(kColumnBlock): the levels of a colu
 static_assert(1u << kColumnTree == kColumnBlock, "kColumnTree is log2(kColumnBlock)");
 // Rows each thread has in flight. A block of 512 threads at up to 64 registers leaves room for two
 // on an SM, so that one block's meeting overlaps the other's loads (one block of 1024 threads
-// holding 8 vectors would fill an SM alone).
+// holding 8 vectors would fill an SM alone). With one element a load, 8 in flight are only 32
+// bytes: that kernel is held to 32 registers, 4 blocks an SM, to keep twice the threads busy
+// (argmax's index pairs would spill there: it stays at 2).
 constexpr unsigned kColumnUnroll = 8;
 
 template <class Op>
@@ -280,7 +282,7 @@ constexpr std::size_t columns_tree_bytes(std::size_t count) {
 }
 
 template <class Op, class T, bool kVector>
-__global__ void __launch_bounds__(kColumnBlock, 2)
+__global__ void __launch_bounds__(kColumnBlock, kVector || sizeof(typename Op::Acc) > 4 ? 2 : 4)
     columns_tiled(const T* in, std::size_t rows, std::size_t cols, std::size_t stride, unsigned across,
                   std::size_t chunk_rows, void* out, typename Op::Acc* partials) {
   using Acc = typename Op::Acc;

@@ -846,9 +846,23 @@ class TestBatched(Results):
                 self.assertEqual(a.read(), b.read(), name)
         self.assertFalse(os.path.exists(os.path.join(folders["flat"], "batched.png")))
         self.assertTrue(os.path.exists(os.path.join(folders["both"], "batched.png")))
-        for readme in ("README.md", "05_coarsened/README.md", "09_cub_comparison/README.md",
-                       "10_single_pass/README.md"):
+        for readme in ("05_coarsened/README.md", "09_cub_comparison/README.md", "10_single_pass/README.md"):
             self.assertEqual(read(self.path("flat", readme)), read(self.path("both", readme)), readme)
+        # The top README gains the batched summary after the flat table, and nothing else changes.
+        top_flat, top_both = (read(self.path(name, "README.md")) for name in ("flat", "both"))
+        self.assertNotIn("Many reductions at once", top_flat)
+        start = top_both.index("Many reductions at once")
+        end = top_both.index("\n\n", top_both.index("| 11_batched |", start)) + 2
+        self.assertEqual(top_both[:start] + top_both[end:], top_flat)
+        summary = table_after(top_both[start:], "Many reductions at once")
+        self.assertEqual(summary[0][:4], ["Chapter", "Kernel", "layout", "shapes"])
+        for line in summary[1:]:
+            mine = [r for r in plot.batched_rows(self.rows) if (r["kernel"], r["layout"], r["op"], r["dtype"])
+                    == (line[1].strip("`"), line[2], "sum", "f32")]
+            self.assertEqual(line[3], str(len(mine)))
+            self.assertEqual(line[4], cells(min(mine, key=lambda r: r["gbps"]), "gbps")[0].rstrip("*"))
+            self.assertEqual(line[6], cells(max(mine, key=lambda r: r["gbps"]), "gbps")[0].rstrip("*"))
+        self.assertEqual([line[2] for line in summary[1:]], ["rows", "columns", "segments"])
         compare = run(PLOT, "compare", folders["both"], folders["flat"])
         self.assertEqual(compare.returncode, 0, compare.stderr)
         self.assertRegex(compare.stdout, r"Rows only in \S+: 0; only in \S+: 0\.")

@@ -91,10 +91,33 @@ def link(folder, results_dir, name):
     return path.replace(os.sep, "/")
 
 
-def top_section(readme, rows, machine, results_dir):
-    # rows: the flat ones. Chapter 11 has none, so it has no line here: a batched call reads n
-    # elements into many results, not the one reduction of n this table sets beside CUB's; its
-    # chart is among the charts below, its tables in its README.
+def batched_summary(batched):
+    """Chapter 11 (many reductions at once) in the top README: f32 sum, one line per layout, the
+    lowest and highest GB/s over the shapes measured and where, and the range of its ratio to
+    CUB's segmented reduction. Its own README has every shape."""
+    part = [r for r in plot.select(batched, "sum", "f32")
+            if not r["variant_of"] and not plot.is_baseline(r["kernel"])]
+    if not part:
+        return []
+    header = ["Chapter", "Kernel", "layout", "shapes", "GB/s, lowest", "at L", "GB/s, highest",
+              "at L", f"× `{plot.BATCHED_BASELINE}`, lowest", "highest"]
+    body = []
+    for layout in plot.LAYOUTS:
+        for chapter, kernel in sorted({(r["chapter"], r["kernel"]) for r in part if r["layout"] == layout}):
+            mine = [r for r in part if (r["chapter"], r["kernel"], r["layout"]) == (chapter, kernel, layout)]
+            low, high = min(mine, key=lambda r: r["gbps"]), max(mine, key=lambda r: r["gbps"])
+            ratios = [r["ratio_to_cub"] for r in mine if r["ratio_to_cub"] is not None]
+            where = lambda r: plot.count_label(r["length"]) + (f" ({plot.distribution(r)})" if layout == "segments" else "")
+            body.append([chapter, f"`{kernel}`", layout, str(len(mine)), fmt("gbps", low["gbps"]), where(low),
+                         fmt("gbps", high["gbps"]), where(high),
+                         fmt("ratio_to_cub", min(ratios)) if ratios else "—",
+                         fmt("ratio_to_cub", max(ratios)) if ratios else "—"])
+    return plot.markdown_table(header, body, text_columns=4)
+
+
+def top_section(readme, rows, batched, machine, results_dir):
+    # rows: the flat ones, one reduction of n elements each, set beside CUB's. Chapter 11's
+    # batched calls read n elements into many results: a table of their own below it.
     sums = plot.select(rows, "sum", "f32")
     if not sums:
         raise plot.InputError(f"{results_dir}/bench.csv has no f32 sum rows")
@@ -122,6 +145,14 @@ def top_section(readme, rows, machine, results_dir):
     lines += plot.kernel_table(sums, columns, kernels)
     lines += ["", f"\\* {plot.L2_FOOTNOTE} ({machine.l2_label}): these cells measure L2, "
                   f"not DRAM, bandwidth.", ""]
+    summary = batched_summary(batched)
+    if summary:
+        lines += ["Many reductions at once, f32 sum: the rows or the columns of a [B, L] matrix, or "
+                  "segments of mean length L, B · L elements in all. Each layout's lowest and "
+                  "highest GB/s over the shapes measured, and its ratio to "
+                  f"`{plot.BATCHED_BASELINE}` at the same shapes (CUB has no column reduction). "
+                  "Every shape: the chapter's README.", ""]
+        lines += summary + [""]
     charts = [(name, alt) for name, alt in plot.CHARTS
               if os.path.exists(os.path.join(results_dir, name))]
     if not charts:
@@ -506,7 +537,7 @@ def main(argv):
             text = read_text(readme)
             replace_between_markers(text, "", readme)  # a missing marker, before any table is built
             section = (chapter_section(folder, rows, batched, machine, results_dir) if folder
-                       else top_section(readme, rows, machine, results_dir))
+                       else top_section(readme, rows, batched, machine, results_dir))
             updates.append((readme, text, replace_between_markers(text, section, readme)))
         for readme, text, updated in updates:  # nothing is written before every section was built
             if updated != text:

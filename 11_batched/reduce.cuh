@@ -5,14 +5,16 @@
 // (a few very long rows), and only the mapping changes: every one reads the row with the same
 // 16-byte loads (lane_accumulate, or rows_aligned where every row starts on a 16-byte boundary)
 // and combines the lanes with cooperative groups' reduce, as in chapter 10. Columns are read across
-// the row, a thread per 16 bytes of columns, each summing its columns down a chunk of rows, then
-// the same kernel over the chunks' partials. Segments are not mapped by segment at all: the
-// elements are split evenly among blocks whatever the segments' lengths (load balancing), each block
-// marking where its segments end, its threads closing the segments at the marks they meet and
-// handing on the partials of those that cross a thread, tile or block.
-// Cost: the input read once; rows: one kernel (blocks_per_row: and a pass over B x K partials);
-// columns: one kernel, and a pass over K x L partials; segments: the offsets read about once more,
-// a kernel over the elements and one over the blocks' partials. Deterministic: every partial is
+// the row, a thread per 16 bytes of columns, each summing its columns down a chunk of rows; the
+// last chunk of a strip of columns to finish combines the strip's partials. Segments are not mapped
+// by segment at all: the elements are split evenly among warps whatever the segments' lengths
+// (load balancing), each warp marking where its window's segments end, its lanes closing the
+// segments at the marks they meet and handing on the partials of those that cross a lane, window
+// or warp.
+// Cost: the input read once; rows: one kernel (blocks_per_row: the last block of a row adds its K
+// partials, after a ticket); columns: one kernel (with several chunks of rows, K x L partials and
+// a ticket per strip); segments: the offsets read about twice more (marking, then writing), a
+// kernel over the elements and one over the warps' partials. Deterministic: every partial is
 // combined in a fixed order that depends on the shape alone.
 #pragma once
 
@@ -25,6 +27,7 @@
 #include <cstring>
 
 #include "06_warp_shuffle/reduce.cuh"  // ch06::block_reduce
+#include "10_single_pass/reduce.cuh"  // ch10::take_ticket
 #include "11_batched/batched.hpp"
 #include "chapter.hpp"
 #include "cuda_check.hpp"
@@ -214,36 +217,47 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
-// K blocks per row, block k taking columns [k * chunk, (k + 1) * chunk): with K = 1 a block per row
-// writes the result; with K > 1 it writes a partial, and rows_combine adds the K in order.
-template <class Op, class T>
+// Whether this block drew the last of `count` tickets at `ticket`, in every thread of the block:
+// chapter 10's acq_rel ticket, taken by thread 0 once every thread of the block has stored what
+// it leaves for the last block. The last block reads those stores after it, and sets the counter
+// back to zero for the next call (every block of this call has taken its ticket by then).
+__device__ inline bool last_to_arrive(unsigned* ticket, unsigned count) {
+  __shared__ bool last;
+  __syncthreads();  // the block's stores before thread 0's release
+  if (threadIdx.x == 0) {
+    last = ch10::take_ticket<ch10::Tuning>(ticket) == count - 1;
+    if (last) *ticket = 0;
+  }
+  __syncthreads();
+  return last;
+}
+
+// K blocks per row, block k taking columns [k * chunk, (k + 1) * chunk): with K = 1 (kSplit false)
+// a block per row writes the result; with K > 1 each writes a partial, and the row's last block
+// to finish adds the K in order, a warp of it (lane j takes partials j, j + 32, ..., then the
+// warp's tree): one launch. The counters, one per row, are zero before the first call and after
+// every call (Plan::zeroed_scratch_bytes).
+template <class Op, class T, bool kSplit>
 __global__ void __launch_bounds__(kBlock)
     rows_by_blocks(const T* in, std::size_t cols, std::size_t stride, std::size_t chunk, unsigned K, void* out,
-                   typename Op::Acc* partials) {
+                   typename Op::Acc* partials, unsigned* tickets) {
   using Acc = typename Op::Acc;
   __shared__ Acc per_warp[kBlock / 32];
   const std::size_t r = blockIdx.x / K;
   const unsigned k = blockIdx.x % K;
   const std::size_t begin = std::min(cols, k * chunk), end = std::min(cols, begin + chunk);
-  const Acc acc = ch06::block_reduce<Op>(lane_accumulate<Op>(in + r * stride + begin, end - begin, begin, threadIdx.x, kBlock), per_warp);
-  if (threadIdx.x != 0) return;
-  if (K == 1)
-    store_result<Op>(out, r, acc);
-  else
-    partials[blockIdx.x] = acc;
-}
-
-// A warp per row over its K partials: lane j takes partials j, j + 32, ..., then the warp's tree.
-template <class Op>
-__global__ void __launch_bounds__(kBlock) rows_combine(const typename Op::Acc* partials, std::size_t rows, unsigned K, void* out) {
-  using Acc = typename Op::Acc;
-  const std::size_t r = (std::size_t{blockIdx.x} * kBlock + threadIdx.x) / 32;
-  if (r >= rows) return;  // whole warps leave together
-  const unsigned lane = threadIdx.x % 32;
-  Acc acc = Op::identity();
-  for (unsigned j = lane; j < K; j += 32) acc = Op::combine(acc, partials[r * K + j]);
-  acc = group_reduce<Op, 32>(acc);
-  if (lane == 0) store_result<Op>(out, r, acc);
+  Acc acc = ch06::block_reduce<Op>(lane_accumulate<Op>(in + r * stride + begin, end - begin, begin, threadIdx.x, kBlock), per_warp);
+  if constexpr (!kSplit) {
+    if (threadIdx.x == 0) store_result<Op>(out, r, acc);
+  } else {
+    if (threadIdx.x == 0) partials[blockIdx.x] = acc;
+    if (!last_to_arrive(tickets + r, K) || threadIdx.x >= 32) return;
+    const unsigned lane = threadIdx.x;
+    acc = Op::identity();
+    for (unsigned j = lane; j < K; j += 32) acc = Op::combine(acc, partials[r * K + j]);
+    acc = group_reduce<Op, 32>(acc);
+    if (lane == 0) store_result<Op>(out, r, acc);
+  }
 }
 
 // ---- columns --------------------------------------------------------------------------------------------
@@ -253,9 +267,11 @@ __global__ void __launch_bounds__(kBlock) rows_combine(const typename Op::Acc* p
 // deep. Thread (x, y) sums its columns down rows y, y + R, ... of the block's chunk of rows, then
 // the R threads of each column meet: by shuffles within a warp, then pairwise in a fixed tree in
 // shared memory across the warps. blockIdx.y is the chunk: with one chunk the block writes the
-// results, else partial k of each column into a [chunks, cols] matrix, which the same kernel then
-// reduces over its columns (CombineOp: the partials are already accumulators). kVector: 16-byte loads (kCount columns a thread), which
-// needs every row on a 16-byte boundary and cols a multiple of kCount; else a column a thread.
+// results; else it writes partial k of each of its columns into a [chunks, cols] matrix, and the
+// last of a strip's chunks to finish reduces the strip's partials over the chunks with the same
+// code (CombineOp: the partials are already accumulators), in chunk order: one launch. kVector:
+// 16-byte loads (kCount columns a thread), which needs every row on a 16-byte boundary and cols a
+// multiple of kCount; else a column a thread.
 constexpr unsigned kColumnBlock = 512;
 constexpr unsigned kColumnTree = 9;  // log2(kColumnBlock): the levels of a column's meeting
 static_assert(1u << kColumnTree == kColumnBlock, "kColumnTree is log2(kColumnBlock)");
@@ -267,7 +283,7 @@ static_assert(1u << kColumnTree == kColumnBlock, "kColumnTree is log2(kColumnBlo
 constexpr unsigned kColumnUnroll = 8;
 
 template <class Op>
-struct CombineOp {  // Op over its own accumulators: the second pass over partials
+struct CombineOp {  // Op over its own accumulators: the pass over the chunks' partials
   using Acc = typename Op::Acc;
   static constexpr red::Op op = Op::op;
   __device__ static Acc identity() { return Op::identity(); }
@@ -281,21 +297,23 @@ constexpr std::size_t columns_tree_bytes(std::size_t count) {
   return kColumnBlock * count * sizeof(Acc) <= 48 * 1024 ? kColumnBlock * count * sizeof(Acc) : kColumnBlock * sizeof(Acc);
 }
 
+// The partials are read in 16-byte vectors where the input was and an accumulator divides 16 bytes.
+template <class Op, bool kVector>
+constexpr bool kVectorPartials = kVector && 16 % sizeof(typename Op::Acc) == 0;
+
+// The block's strip of a [rows, vectors x kCount] matrix (row stride `stride` elements): vectors
+// v0 to v0 + P - 1 across, rows [first, last) down. On return, the threads with y == 0 hold their
+// columns' results in acc. Starts and ends with the shared tree free.
 template <class Op, class T, bool kVector>
-__global__ void __launch_bounds__(kColumnBlock, kVector || sizeof(typename Op::Acc) > 4 ? 2 : 4)
-    columns_tiled(const T* in, std::size_t rows, std::size_t cols, std::size_t stride, unsigned across,
-                  std::size_t chunk_rows, void* out, typename Op::Acc* partials) {
+__device__ void column_strip(const T* in, std::size_t first, std::size_t last, std::size_t vectors, std::size_t stride,
+                             unsigned P, std::size_t v0, typename Op::Acc (&acc)[kVector ? Vec16<T>::kCount : 1],
+                             typename Op::Acc* tree) {
   using Acc = typename Op::Acc;
   constexpr unsigned kCount = kVector ? Vec16<T>::kCount : 1;
-  extern __shared__ __align__(16) unsigned char shared_bytes[];
-  Acc* tree = reinterpret_cast<Acc*>(shared_bytes);  // [kColumnBlock][kAtOnce]
-  const std::size_t vectors = cols / kCount;
-  const unsigned P = across, R = kColumnBlock / P;
+  const unsigned R = kColumnBlock / P;
   const unsigned x = threadIdx.x % P, y = threadIdx.x / P;
-  const std::size_t v = std::size_t{blockIdx.x} * P + x;
+  const std::size_t v = v0 + x;
   const bool active = y < R && v < vectors;
-  const std::size_t first = std::size_t{blockIdx.y} * chunk_rows, last = std::min(rows, first + chunk_rows);
-  Acc acc[kCount];
 #pragma unroll
   for (unsigned j = 0; j < kCount; ++j) acc[j] = Op::identity();
   if (active) {
@@ -351,17 +369,59 @@ __global__ void __launch_bounds__(kColumnBlock, kVector || sizeof(typename Op::A
     }
 #pragma unroll
     for (unsigned j = 0; j < kAtOnce; ++j) acc[j0 + j] = tree[threadIdx.x * kAtOnce + j];
-    if (kAtOnce < kCount) __syncthreads();
+    __syncthreads();
   }
-  if (y != 0 || v >= vectors) return;
+}
+
+// Columns [c_lo, c_hi) of the [chunks, cols] partials, reduced over the chunks by the whole block,
+// up to kColumnBlock vectors across at a time.
+template <class Op, bool kVector>
+__device__ void finish_column_strip(const typename Op::Acc* partials, unsigned chunks, std::size_t cols, std::size_t c_lo,
+                                    std::size_t c_hi, void* out, typename Op::Acc* tree) {
+  using Acc = typename Op::Acc;
+  constexpr unsigned kCount = kVector ? Vec16<Acc>::kCount : 1;
+  for (std::size_t c0 = c_lo; c0 < c_hi; c0 += std::size_t{kColumnBlock} * kCount) {
+    const unsigned P = static_cast<unsigned>(std::min<std::size_t>((c_hi - c0 + kCount - 1) / kCount, kColumnBlock));
+    Acc acc[kCount];
+    column_strip<CombineOp<Op>, Acc, kVector>(partials, 0, chunks, cols / kCount, cols, P, c0 / kCount, acc, tree);
+    if (threadIdx.x >= P) continue;
 #pragma unroll
-  for (unsigned j = 0; j < kCount; ++j) {
-    const std::size_t c = v * kCount + j;
-    if (gridDim.y == 1)
-      store_result<Op>(out, c, acc[j]);
-    else
-      partials[std::size_t{blockIdx.y} * cols + c] = acc[j];
+    for (unsigned j = 0; j < kCount; ++j)
+      if (c0 + threadIdx.x * kCount + j < c_hi) store_result<Op>(out, c0 + threadIdx.x * kCount + j, acc[j]);
   }
+}
+
+// The scratch of a chunked column call or a split row call begins with a counter per strip or
+// row (then the partials, 256 bytes on).
+inline std::size_t tickets_bytes(std::size_t count) { return red::ceil_div(count * sizeof(unsigned), 256) * 256; }
+
+template <class Op, class T, bool kVector>
+__global__ void __launch_bounds__(kColumnBlock, kVector || sizeof(typename Op::Acc) > 4 ? 2 : 4)
+    columns_tiled(const T* in, std::size_t rows, std::size_t cols, std::size_t stride, unsigned across,
+                  std::size_t chunk_rows, void* out, unsigned* tickets, typename Op::Acc* partials) {
+  using Acc = typename Op::Acc;
+  constexpr unsigned kCount = kVector ? Vec16<T>::kCount : 1;
+  extern __shared__ __align__(16) unsigned char shared_bytes[];
+  Acc* tree = reinterpret_cast<Acc*>(shared_bytes);
+  const unsigned P = across;
+  const std::size_t vectors = cols / kCount, v0 = std::size_t{blockIdx.x} * P;
+  const std::size_t first = std::size_t{blockIdx.y} * chunk_rows, last = std::min(rows, first + chunk_rows);
+  Acc acc[kCount];
+  column_strip<Op, T, kVector>(in, first, last, vectors, stride, P, v0, acc, tree);
+  const std::size_t v = v0 + threadIdx.x;  // for the threads with y == 0
+  const bool holds = threadIdx.x < P && v < vectors;
+  if (gridDim.y == 1) {
+    if (holds)
+#pragma unroll
+      for (unsigned j = 0; j < kCount; ++j) store_result<Op>(out, v * kCount + j, acc[j]);
+    return;
+  }
+  if (holds)
+#pragma unroll
+    for (unsigned j = 0; j < kCount; ++j) partials[std::size_t{blockIdx.y} * cols + v * kCount + j] = acc[j];
+  if (!last_to_arrive(tickets + blockIdx.x, gridDim.y)) return;
+  const std::size_t c_lo = v0 * kCount, c_hi = std::min(cols, (v0 + P) * kCount);
+  finish_column_strip<Op, kVectorPartials<Op, kVector>>(partials, gridDim.y, cols, c_lo, c_hi, out, tree);
 }
 
 // The baseline: a thread per column walks down every row, one element at a time.
@@ -399,39 +459,53 @@ __global__ void __launch_bounds__(kBlock)
 }
 
 // The balanced mapping: split the elements, not the segments. The elements from offsets[0] to
-// offsets[segments] are cut into equal block ranges, and a block reads its range in tiles of
-// kBlock x kSegmentItems: each thread kSegmentItems consecutive elements, so every block reads the
-// same number of bytes whatever the lengths. For each tile the block first marks, in shared
-// memory, where the tile's segments end (one bit per element, and which segment), reading the
-// offsets in order, kBlock at a time. Then each thread walks its elements and closes a segment at
-// every marked end. A segment that began in an earlier thread, tile or block is finished from the
-// partials before it: a segmented scan over the block's threads, a carry from tile to tile, and a
-// last kernel over the blocks' partials, always combined in the same order (the result's bits
-// depend on the shape only).
+// offsets[segments] are cut into equal ranges, one per warp, so every warp reads the same number
+// of bytes whatever the lengths; a warp reads its range in windows of 32 lanes x kItems, lane l
+// taking the window's kItems consecutive elements from l * kItems. The warps never wait for each
+// other. For each window the warp marks, in shared memory of its own, where the window's segments
+// end (one bit per element), reading the offsets in order, 32 at a time and a batch ahead. Each
+// lane walks its elements and, at every mark, puts its partial aside and starts a new one. A
+// segmented scan over the lanes gives each lane what the lanes before it hold of the segment it
+// closes first, and then a lane per segment closed in the window writes its result: the partial
+// put aside where the segment ends, after the scan's share if it began in an earlier lane. A
+// segment still open at the window's end is carried on: in a window with no end at all each lane
+// just adds its elements to a partial of its own, and those are folded into the carry at the next
+// window that has one. A segment that began in an earlier warp's range is finished by a last
+// kernel over the warps' partials. Every partial is combined in an order fixed by the offsets
+// (the result's bits depend on the shape only).
 //
-// Which tile closes a segment: the one holding its last element. A tile [t0, t1) owns the ends e
-// with t0 < e <= t1; the first tile also owns the ends equal to offsets[0] (empty segments at the
-// very start). An empty segment gets its identity from the thread that reads its end.
-constexpr unsigned kSegmentItems = 16;  // a thread's elements in a tile: 4 (f32) or 2 (f16) 16-byte loads
-constexpr unsigned kSegmentTile = kBlock * kSegmentItems;
+// Which window closes a segment: the one holding its last element. A window [w0, w1) owns the
+// ends e with w0 < e <= w1; the first window also owns the ends equal to offsets[0] (empty
+// segments at the very start). An empty segment gets its identity in the window that owns its end.
 constexpr unsigned kWarpsPerBlock = kBlock / 32;
 constexpr std::size_t kNoSegment = ~std::size_t{0};
 
-// What a block leaves for whoever finishes its first and last segments.
+// The balanced kernel's choices; 11_batched_segment_tuning (segment_tuning.cu) changes one at a time
+// and times them on the benchmark's segment shapes (results/h200/experiments/segment_tuning.md).
+struct SegmentTuning {
+  static constexpr unsigned kItems = 16;        // a lane's consecutive elements in a window: 4 (f32) or
+                                                // 2 (f16) 16-byte loads
+  static constexpr bool kDoubleBuffer = false;  // the next window's loads go into a second array at the
+                                                // window's start (true), or into the same one once the
+                                                // walk has used it (false: 16 registers fewer)
+  static constexpr unsigned kMinBlocks = 4;     // blocks of 256 threads an SM holds: 64 registers
+};
+
+// What a warp leaves for whoever finishes its first and last segments.
 template <class Acc>
 struct Pieces {
-  std::size_t head;  // a segment that began before the block's range and ends in it, or kNoSegment
+  std::size_t head;  // a segment that began before the warp's range and ends in it, or kNoSegment
   Acc head_acc;      // its elements in the range
   std::size_t tail;  // the segment still open at the range's end if it has elements in it, or kNoSegment
   Acc tail_acc;      // its elements in the range
 };
 
 // A segment's result. The balanced kernels index an argmax by its position in the input; the
-// result is its position in the segment.
+// result is its position in the segment, which begins at `begin`.
 template <class Op>
-__device__ void store_segment(void* out, const std::int64_t* offsets, std::size_t s, typename Op::Acc a) {
+__device__ void store_segment(void* out, std::size_t s, std::size_t begin, typename Op::Acc a) {
   if constexpr (Op::op == red::Op::argmax)
-    if (a.index != red::ArgMax<float>::kNoIndex) a.index -= offsets[s];
+    if (a.index != red::ArgMax<float>::kNoIndex) a.index -= static_cast<long long>(begin);
   store_result<Op>(out, s, a);
 }
 
@@ -455,77 +529,72 @@ __device__ inline std::size_t warp_segment_after(const std::int64_t* offsets, st
   return a_hi;
 }
 
-// A tile's partials of the segments its threads close, by position: thread t's j-th element at
-// [j][t], so that a warp's lanes writing their j-th elements hit 32 different banks. An argmax
-// keeps its value and the index's offset from the thread's first element (a closed segment's
-// elements in a thread are fewer than kSegmentItems), so the array stays 5 bytes an element.
-template <class Op, class Acc = typename Op::Acc>
+// A window's partials of the segments its lanes close, by position: lane l's j-th element at
+// [j][l], so that the lanes writing their j-th elements hit 32 different banks. An argmax keeps its
+// value and the index's offset from the lane's first element (a closed segment's elements in a
+// lane are fewer than kItems), so the array stays 5 bytes an element.
+template <class Op, unsigned kItems, class Acc = typename Op::Acc>
 struct ClosedPartials {
-  Acc v[kSegmentItems][kBlock];
-  __device__ void put(unsigned j, Acc a, std::size_t) { v[j][threadIdx.x] = a; }
-  __device__ Acc get(unsigned j, std::size_t) const { return v[j][threadIdx.x]; }
+  Acc v[kItems][32];
+  __device__ void put(unsigned j, unsigned lane, Acc a, std::size_t) { v[j][lane] = a; }
+  __device__ Acc get(unsigned j, unsigned lane, std::size_t) const { return v[j][lane]; }
 };
-template <class Op, class W>
-struct ClosedPartials<Op, red::ValueIndex<W>> {
-  W value[kSegmentItems][kBlock];
-  unsigned char offset[kSegmentItems][kBlock];
-  __device__ void put(unsigned j, red::ValueIndex<W> a, std::size_t g) {
-    value[j][threadIdx.x] = a.value;
-    offset[j][threadIdx.x] = static_cast<unsigned char>(a.index - static_cast<long long>(g));
+template <class Op, unsigned kItems, class W>
+struct ClosedPartials<Op, kItems, red::ValueIndex<W>> {
+  W value[kItems][32];
+  unsigned char offset[kItems][32];
+  __device__ void put(unsigned j, unsigned lane, red::ValueIndex<W> a, std::size_t g) {
+    value[j][lane] = a.value;
+    offset[j][lane] = static_cast<unsigned char>(a.index - static_cast<long long>(g));
   }
-  __device__ red::ValueIndex<W> get(unsigned j, std::size_t g) const {
-    return {value[j][threadIdx.x], static_cast<long long>(g + offset[j][threadIdx.x])};
+  __device__ red::ValueIndex<W> get(unsigned j, unsigned lane, std::size_t g) const {
+    return {value[j][lane], static_cast<long long>(g + offset[j][lane])};
   }
 };
 
-// A block's range of elements, tile by tile: the segments it closes that began inside it written,
-// its first and last segments' partials left in records[blockIdx.x]. The ranges are per_block
-// elements (a whole number of tiles) from offsets[0] rounded down to a thread's share, so that
-// every thread's loads are aligned; a range past the last segment's end is empty. With no elements
-// at all, every segment is empty and the blocks write the identities.
-template <class Op, class T, bool kAligned>
-__global__ void __launch_bounds__(kBlock, 3)  // 80 registers: this tile's and the next tile's elements
-    segments_balanced(const T* in, const std::int64_t* offsets, std::size_t segments, std::size_t per_block, void* out,
+// One warp's shared memory for a window.
+template <class Op, unsigned kItems>
+struct WindowMarks {
+  unsigned ends[kItems];                 // bit p of the window: a segment ends with element w0 + p
+  ClosedPartials<Op, kItems> partials;   // what each lane put aside at each mark
+  typename Op::Acc before[32];           // lane l: the elements of lanes < l (and the carry) in its first segment
+};
+
+// A warp's range of elements, window by window: the segments it closes written (one that began in
+// an earlier range left in records[range] instead, with the partial of the segment still open at
+// the range's end). The ranges are per_warp elements (a whole number of windows) from offsets[0]
+// rounded down to a lane's share, so that every lane's loads are aligned; a range past the last
+// segment's end is empty. With no elements at all, every segment is empty and the warps write the
+// identities.
+template <class Op, class T, bool kAligned, class Policy = SegmentTuning>
+__global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
+    segments_balanced(const T* in, const std::int64_t* offsets, std::size_t segments, std::size_t per_warp, void* out,
                       Pieces<typename Op::Acc>* records) {
   using Acc = typename Op::Acc;
   using V = Vec16<T>;
-  constexpr unsigned kItems = kSegmentItems, kTile = kSegmentTile, kVecs = kItems * sizeof(T) / 16;
-  static_assert(32 % kItems == 0, "a thread's marks lie in one 32-bit word");
-  // Two barriers a tile: the marks are complete before the walk, and the warps' totals before the
-  // fold. What the fold reads alternates between two copies, so that the next tile's writes need
-  // no barrier of their own.
-  __shared__ unsigned closes[2][kTile / 32];  // bit p: a segment ends with element t0 + p ...
-  __shared__ unsigned closer[kTile];          // ... and which one
-  __shared__ ClosedPartials<Op> partials;
-  __shared__ Acc warp_value[2][kWarpsPerBlock];
-  __shared__ unsigned warp_closes[2][kWarpsPerBlock];
-  __shared__ Acc carry[2];            // the open segment's elements in the tiles before
-  __shared__ bool block_closed[2];    // whether the block has closed a segment before the tile
-  __shared__ Pieces<Acc> record;
+  constexpr unsigned kItems = Policy::kItems, kWindow = 32 * kItems, kVecs = kItems * sizeof(T) / 16;
+  constexpr unsigned kAll = 0xffffffffu;
+  static_assert(32 % kItems == 0 || kItems == 32, "a lane's marks lie in one 32-bit word");
+  __shared__ WindowMarks<Op, kItems> shared_marks[kWarpsPerBlock];
+  const unsigned lane = threadIdx.x % 32;
+  WindowMarks<Op, kItems>& marks = shared_marks[threadIdx.x / 32];
+  const std::size_t range = std::size_t{blockIdx.x} * kWarpsPerBlock + threadIdx.x / 32;  // this warp's
   const std::size_t first = static_cast<std::size_t>(offsets[0]), last = static_cast<std::size_t>(offsets[segments]);
   if (first == last) {
     for (std::size_t s = std::size_t{blockIdx.x} * kBlock + threadIdx.x; s < segments; s += std::size_t{gridDim.x} * kBlock)
       store_result<Op>(out, s, Op::identity());
     return;
   }
-  const unsigned tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
   const std::size_t origin = first / kItems * kItems;
-  const std::size_t block_lo = origin + std::size_t{blockIdx.x} * per_block;
-  const std::size_t block_hi = std::min(last, block_lo + per_block);
-  if (block_lo >= block_hi) {
-    if (tid == 0) records[blockIdx.x] = {kNoSegment, Op::identity(), kNoSegment, Op::identity()};
+  const std::size_t lo = origin + range * per_warp, hi = std::min(last, lo + per_warp);
+  if (lo >= hi) {
+    if (lane == 0) records[range] = {kNoSegment, Op::identity(), kNoSegment, Op::identity()};
     return;
   }
-  if (tid == 0) {
-    record = {kNoSegment, Op::identity(), kNoSegment, Op::identity()};
-    carry[0] = Op::identity();
-    block_closed[0] = false;
-  }
-  for (unsigned i = tid; i < kTile / 16; i += kBlock) closes[i / (kTile / 32)][i % (kTile / 32)] = 0;
-  // This thread's elements of the tile at t0 (16-byte loads where they are all in the segments).
-  const auto load = [&](std::size_t t0, T(&x)[kItems]) {
-    const std::size_t g = t0 + std::size_t{tid} * kItems;
-    if (kAligned && g >= first && g + kItems <= last) {
+  // This lane's elements of the window at w0 (16-byte loads where they are all in the segments).
+  const auto load = [&](std::size_t w0, T(&x)[kItems]) {
+    const std::size_t g = w0 + std::size_t{lane} * kItems, w1 = std::min(hi, w0 + kWindow);
+    if (kAligned && g >= first && g + kItems <= w1) {
 #pragma unroll
       for (unsigned u = 0; u < kVecs; ++u) {
         const V v = reinterpret_cast<const V*>(in + g)[u];
@@ -535,200 +604,189 @@ __global__ void __launch_bounds__(kBlock, 3)  // 80 registers: this tile's and t
     } else {
 #pragma unroll
       for (unsigned j = 0; j < kItems; ++j)
-        if (g + j >= first && g + j < last) x[j] = in[g + j];
+        if (g + j >= first && g + j < w1) x[j] = in[g + j];
     }
   };
-  // The segments' ends are read kBlock at a time, two such chunks held ahead: thread i holds the
-  // ends of segments base + i (a) and base + kBlock + i (b), as positions from block_lo, and
-  // whether the segment is empty. When a tile has used all of chunk a, b takes its place and the
-  // chunk after it is loaded, a chunk ahead of its use. `cursor` is the first segment whose end
-  // has not been marked yet.
-  struct End {
-    unsigned at;  // the end - block_lo; ~0u past the last segment, ~0u - 1 past the block
-    bool empty;
-  };
-  const auto load_end = [&](std::size_t s) {
-    if (s >= segments) return End{~0u, false};
-    const std::size_t b = static_cast<std::size_t>(offsets[s]), e = static_cast<std::size_t>(offsets[s + 1]);
-    return End{static_cast<unsigned>(std::min<std::size_t>(e - block_lo, ~0u - 1)), b == e};
-  };
-  std::size_t cursor = blockIdx.x == 0 ? 0 : warp_segment_after(offsets, segments, 0, block_lo);
-  std::size_t base = cursor;
-  End a = load_end(base + tid), b = load_end(base + kBlock + tid);
-  __syncthreads();
+  T xa[kItems] = {}, xb[Policy::kDoubleBuffer ? kItems : 1] = {};
+  load(lo, xa);  // in flight while the warp looks for its first segment
 
-  // One tile: x holds its elements, and the next tile's are loaded into `next`.
-  unsigned buf = 0;
-  const auto tile = [&](std::size_t t0, T(&x)[kItems], T(&next)[kItems]) {
-    const std::size_t t1 = std::min(block_hi, t0 + kTile);
-    if (t1 < block_hi) load(t1, next);
-    // 1. Mark the ends the tile owns: those at or before r1 not marked yet. Past a tile's last
-    // end, every later one is too (the ends are sorted).
-    const unsigned r0 = static_cast<unsigned>(t0 - block_lo), r1 = static_cast<unsigned>(t1 - block_lo);
-    const auto mark = [&](End e, std::size_t s) {
-      if (e.empty) {
-        store_result<Op>(out, s, Op::identity());
-      } else {
-        const unsigned p = e.at - 1 - r0;
-        atomicOr(&closes[buf][p / 32], 1u << (p % 32));
-        closer[p] = static_cast<unsigned>(s);  // segments < 2^32 - 2 (why_invalid)
+  // The segments' ends, 32 at a time: lane i holds the end of segment base + i (batch a) and of
+  // base + 32 + i (batch b, loaded a batch ahead of its use), as loaded; past the last segment, a
+  // sentinel no window reaches. `cursor` is the first segment whose end has not been marked yet.
+  const auto load_end = [&](std::size_t s) {
+    return s < segments ? static_cast<std::size_t>(offsets[s + 1]) : ~std::size_t{0};
+  };
+  std::size_t cursor = range == 0 ? 0 : warp_segment_after(offsets, segments, 0, lo);
+  std::size_t base = cursor;
+  std::size_t end_a = load_end(base + lane), end_b = load_end(base + 32 + lane);
+  if (lane * kItems % 32 == 0) marks.ends[lane * kItems / 32] = 0;
+
+  Acc carry = Op::identity();  // the open segment's elements in the windows before, but for ...
+  Acc own = Op::identity();    // ... this lane's elements in the windows since with no end
+  bool own_open = false;       // whether there were such windows (else `own` is the identity)
+  bool head_recorded = false;  // whether the range's first segment began in an earlier range
+
+  // One window: x holds its elements; the next window's go into `next` (the same array when the
+  // loads are single-buffered: then once the walk has used x).
+  const auto window = [&](std::size_t w0, T(&x)[kItems], T(&next)[kItems]) {
+    const std::size_t w1 = std::min(hi, w0 + kWindow);
+    if (Policy::kDoubleBuffer && w1 < hi) load(w1, next);
+    // 1. Mark the ends the window owns: those at or before w1 not marked yet. The ends are sorted,
+    // so the lanes whose ends are in form a run from the cursor on.
+    const std::size_t closes_from = cursor;
+    __syncwarp();  // the last window's marks have been read
+    for (;;) {
+      const bool in_window = end_a <= w1;
+      if (in_window && lane >= cursor - base && end_a > w0) {  // an end at w0 closes an empty segment
+        const unsigned p = static_cast<unsigned>(end_a - w0) - 1;
+        atomicOr(&marks.ends[p / 32], 1u << (p % 32));
+      }
+      const unsigned in = static_cast<unsigned>(__popc(__ballot_sync(kAll, in_window)));
+      cursor = base + in;
+      if (in < 32) break;
+      end_a = end_b;  // batch a used up: b moves up, and the next one is loaded
+      base += 32;
+      end_b = load_end(base + 32 + lane);
+    }
+    __syncwarp();
+    const unsigned word = marks.ends[lane * kItems / 32];
+    const unsigned bits = kItems == 32 ? word : (word >> (lane * kItems % 32)) & ((1u << (kItems % 32)) - 1);
+    const std::size_t g = w0 + std::size_t{lane} * kItems;
+    const bool full = g >= first && g + kItems <= w1;
+    // The first and last lanes with elements of the segments take only those in [first, w1):
+    // elements j_lo to j_hi - 1 (guarded); every other lane all of its elements, with no test.
+    const auto each_element = [&](auto guarded, auto&& f) {
+      unsigned j_lo = 0, j_hi = kItems;
+      if constexpr (decltype(guarded)::value) {
+        j_lo = first > g ? static_cast<unsigned>(std::min<std::size_t>(first - g, kItems)) : 0;
+        j_hi = w1 > g ? static_cast<unsigned>(std::min<std::size_t>(w1 - g, kItems)) : 0;
+      }
+#pragma unroll
+      for (unsigned j = 0; j < kItems; ++j)
+        if (!decltype(guarded)::value || (j >= j_lo && j < j_hi)) f(j);
+    };
+    // 2. Walk. With no end in the window, every lane adds its elements to its own partial.
+    if (cursor == closes_from) {
+      const auto add = [&](unsigned j) { own = Op::combine(own, Op::load(x[j], g + j)); };
+      if (full)
+        each_element(std::false_type{}, add);
+      else
+        each_element(std::true_type{}, add);
+      if (!Policy::kDoubleBuffer && w1 < hi) load(w1, next);
+      own_open = true;
+      return;
+    }
+    if constexpr (kItems < 32) __syncwarp();  // the lanes sharing a word have read it
+    if (lane * kItems % 32 == 0) marks.ends[lane * kItems / 32] = 0;  // for the next window
+    // The lanes' own partials belong to the segment open before the window: into the carry.
+    if (own_open) {  // the warp's windows since the last fold had no end
+      carry = Op::combine(carry, group_reduce<Op, 32>(own));
+      own = Op::identity();
+      own_open = false;
+    }
+    // At every marked end, the partial so far is put aside and a new one begins; `acc` ends as
+    // the partial of the segment still open.
+    Acc acc = Op::identity();
+    const auto add_and_close = [&](unsigned j) {
+      acc = Op::combine(acc, Op::load(x[j], g + j));
+      if (bits >> j & 1u) {
+        marks.partials.put(j, lane, acc, g);
+        acc = Op::identity();
       }
     };
-    for (;;) {
-      const bool a_in = a.at <= r1, b_in = b.at <= r1;
-      if (a_in && base + tid >= cursor) mark(a, base + tid);
-      if (b_in) mark(b, base + kBlock + tid);
-      const unsigned in_a = static_cast<unsigned>(__syncthreads_count(a_in));
-      if (in_a < kBlock) {
-        cursor = base + in_a;
-        break;
-      }
-      const unsigned in_b = static_cast<unsigned>(__syncthreads_count(b_in));
-      a = b;  // chunk a used up: b moves up, and the next chunk is loaded
-      base += kBlock;
-      b = load_end(base + kBlock + tid);
-      cursor = base + in_b;
-      if (in_b < kBlock) break;
-    }
-    // 2. Walk: at every marked end, the partial so far is put aside and a new one begins. The
-    // first one put aside belongs to a segment that began before this thread (its head); the
-    // others are whole and written now; `acc` ends as the partial of the segment still open.
-    const std::size_t g = t0 + std::size_t{tid} * kItems;
-    const unsigned word = closes[buf][tid * kItems / 32];
-    const unsigned bits = kItems == 32 ? word : (word >> (tid * kItems % 32)) & ((1u << kItems) - 1);
-    Acc acc = Op::identity();
-    const bool full = g >= first && g + kItems <= t1;
-    const bool warp_closes_none = !__any_sync(0xffffffffu, bits);  // every lane asks, before the branch
-    if (full && warp_closes_none) {
-#pragma unroll
-      for (unsigned j = 0; j < kItems; ++j) acc = Op::combine(acc, Op::load(x[j], g + j));  // no ends in the warp
-    } else if (full) {
-#pragma unroll
-      for (unsigned j = 0; j < kItems; ++j) {
-        acc = Op::combine(acc, Op::load(x[j], g + j));
-        if (bits >> j & 1u) {
-          partials.put(j, acc, g);
-          acc = Op::identity();
-        }
-      }
-    } else {  // the first or last thread with elements of the segments: only those in [first, t1)
-      const unsigned lo = first > g ? static_cast<unsigned>(std::min<std::size_t>(first - g, kItems)) : 0;
-      const unsigned hi = t1 > g ? static_cast<unsigned>(std::min<std::size_t>(t1 - g, kItems)) : 0;
-#pragma unroll
-      for (unsigned j = 0; j < kItems; ++j) {
-        if (j < lo || j >= hi) continue;
-        acc = Op::combine(acc, Op::load(x[j], g + j));
-        if (bits >> j & 1u) {
-          partials.put(j, acc, g);
-          acc = Op::identity();
-        }
-      }
-    }
-    unsigned head = 0;
-    Acc head_acc = Op::identity();
-    if (bits) {
-      const unsigned j1 = __ffs(bits) - 1;
-      head = closer[tid * kItems + j1];
-      head_acc = partials.get(j1, g);
-      for (unsigned rest = bits & (bits - 1); rest; rest &= rest - 1) {
-        const unsigned j = __ffs(rest) - 1;
-        store_segment<Op>(out, offsets, closer[tid * kItems + j], partials.get(j, g));
-      }
-    }
-    // 3. A segmented scan over the warp's lanes: a lane's open partial, combined with those of the
-    // lanes before it back to the last lane that closed a segment.
-    const unsigned ballot = __ballot_sync(0xffffffffu, bits != 0);
-    const unsigned closed_upto = ballot & (0xffffffffu >> (31 - lane));  // lanes 0..lane that closed
-    const int start = closed_upto ? 31 - __clz(closed_upto) : -1;
+    if (full)
+      each_element(std::false_type{}, add_and_close);
+    else
+      each_element(std::true_type{}, add_and_close);
+    if (!Policy::kDoubleBuffer && w1 < hi) load(w1, next);  // x is free: the loads fly during the rest
+    // 3. A segmented scan over the lanes: a lane's open partial, combined with those of the lanes
+    // before it back to the last lane that closed a segment. A lane's `before` is what the lanes
+    // before it hold of the segment it closes first; before the window's first closing lane, the
+    // carry too.
+    const unsigned closing = __ballot_sync(kAll, bits != 0);
+    const unsigned closed_upto = closing & (kAll >> (31 - lane));  // lanes 0..lane that closed
+    const int seg_start = closed_upto ? 31 - __clz(closed_upto) : -1;
     Acc value = acc;
 #pragma unroll
     for (unsigned d = 1; d < 32; d *= 2) {
       const Acc other = shfl_up(value, d);
-      if (static_cast<int>(lane) - static_cast<int>(d) >= start && lane >= d) value = Op::combine(other, value);
+      if (static_cast<int>(lane) - static_cast<int>(d) >= seg_start && lane >= d) value = Op::combine(other, value);
     }
     const Acc value_before = shfl_up(value, 1);
-    if (lane == 31) {
-      warp_value[buf][warp] = value;
-      warp_closes[buf][warp] = ballot;
-    }
-    __syncthreads();
-    // 4. Finish each thread's head. Behind the first closing lane of a warp are the warps before
-    // it and the tiles before this one: that lane folds their totals in order.
-    if (bits) {
-      const bool first_in_warp = (ballot & ((1u << lane) - 1)) == 0;
-      Acc before = value_before;
-      bool closed_before = !first_in_warp;
-      if (first_in_warp) {
-        Acc incoming = carry[buf];
-        closed_before = block_closed[buf];
-        for (unsigned w = 0; w < warp; ++w) {
-          incoming = warp_closes[buf][w] ? warp_value[buf][w] : Op::combine(incoming, warp_value[buf][w]);
-          closed_before = closed_before || warp_closes[buf][w] != 0;
-        }
-        before = lane == 0 ? incoming : Op::combine(incoming, value_before);
+    const bool closed_before = (closing & ((1u << lane) - 1)) != 0;
+    marks.before[lane] = closed_before ? value_before : lane == 0 ? carry : Op::combine(carry, value_before);
+    const Acc window_total = shfl_down(value, 31 - lane);  // lane 31's, in every lane
+    carry = closing ? window_total : Op::combine(carry, window_total);  // the segment open at the window's end
+    __syncwarp();
+    // 4. A lane per segment closed in the window writes its result (the offsets are read again,
+    // from L1 or L2): the partial put aside at its end, after the lanes' share if it began before
+    // the lane that closes it. The range's first segment, if it began in an earlier range, is
+    // left in the record for the last kernel.
+    for (std::size_t s = closes_from + lane; s < cursor; s += 32) {
+      const std::size_t b = static_cast<std::size_t>(offsets[s]), e = static_cast<std::size_t>(offsets[s + 1]);
+      if (b == e) {
+        store_result<Op>(out, s, Op::identity());
+        continue;
       }
-      const Acc total = Op::combine(before, head_acc);
-      if (!closed_before && static_cast<std::size_t>(offsets[head]) < block_lo) {
-        record.head = head;  // began in an earlier block: the last kernel finishes it
-        record.head_acc = total;
+      const unsigned p = static_cast<unsigned>(e - w0) - 1, l = p / kItems, j = p % kItems;
+      const std::size_t gl = w0 + std::size_t{l} * kItems;
+      Acc total = marks.partials.get(j, l, gl);
+      if (b < gl) total = Op::combine(marks.before[l], total);
+      if (b < lo) {
+        records[range].head = s;
+        records[range].head_acc = total;
+        head_recorded = true;
       } else {
-        store_segment<Op>(out, offsets, head, total);
+        store_segment<Op>(out, s, b, total);
       }
     }
-    if (tid == 0) {  // the carry and flag for the next tile
-      Acc running = carry[buf];
-      bool any = block_closed[buf];
-      for (unsigned w = 0; w < kWarpsPerBlock; ++w) {
-        running = warp_closes[buf][w] ? warp_value[buf][w] : Op::combine(running, warp_value[buf][w]);
-        any = any || warp_closes[buf][w] != 0;
-      }
-      carry[buf ^ 1] = running;
-      block_closed[buf ^ 1] = any;
-    }
-    for (unsigned i = tid; i < kTile / 32; i += kBlock) closes[buf][i] = 0;  // for the tile after next
-    buf ^= 1;
   };
-  T xa[kItems] = {}, xb[kItems] = {};
-  load(block_lo, xa);
-  for (std::size_t t0 = block_lo;;) {  // two tiles a trip, so that the two arrays swap roles without copies
-    tile(t0, xa, xb);
-    if ((t0 += kTile) >= block_hi) break;
-    tile(t0, xb, xa);
-    if ((t0 += kTile) >= block_hi) break;
-  }
-  __syncthreads();  // the record and the last carry are complete
-  // The tail: the segment open after the block's last element, if some of its elements are in the
-  // block (the carry holds them). cursor is the first segment whose end is past the block.
-  if (tid == 0) {
-    if (cursor < segments && static_cast<std::size_t>(offsets[cursor]) < block_hi) {
-      record.tail = cursor;
-      record.tail_acc = carry[buf];
+  if constexpr (Policy::kDoubleBuffer) {
+    for (std::size_t w0 = lo;;) {  // two windows a trip, so that the two arrays swap roles without copies
+      window(w0, xa, xb);
+      if ((w0 += kWindow) >= hi) break;
+      window(w0, xb, xa);
+      if ((w0 += kWindow) >= hi) break;
     }
-    records[blockIdx.x] = record;
+  } else {
+    for (std::size_t w0 = lo; w0 < hi; w0 += kWindow) window(w0, xa, xa);
+  }
+  // The record: whether there was a head (the lane that closed it knows), and the tail, the
+  // segment open after the range's last element if some of its elements are in the range (the
+  // carry and the lanes' own partials hold them). cursor is the first segment whose end is past
+  // the range.
+  const bool any_head = __any_sync(kAll, head_recorded);
+  const Acc tail_acc = Op::combine(carry, group_reduce<Op, 32>(own));
+  if (lane == 0) {
+    if (!any_head) records[range].head = kNoSegment;
+    const bool tail = cursor < segments && static_cast<std::size_t>(offsets[cursor]) < hi;
+    records[range].tail = tail ? cursor : kNoSegment;
+    records[range].tail_acc = tail ? tail_acc : Op::identity();
   }
 }
 
-// The segments that began in an earlier block: a warp per block that closed one (its head)
-// combines the tails of the blocks from the one where the segment began, in order, then the head.
+// The segments that began in an earlier warp's range: a warp per range that closed one (its head)
+// combines the tails of the ranges from the one where the segment began, in order, then the head.
+// `items`: a lane's elements in a window (the ranges' origin is offsets[0] rounded down to it).
 template <class Op>
 __global__ void __launch_bounds__(kBlock)
-    segments_balanced_finish(const std::int64_t* offsets, std::size_t segments, std::size_t per_block, unsigned items,
-                             std::size_t blocks, const Pieces<typename Op::Acc>* records, void* out) {
+    segments_balanced_finish(const std::int64_t* offsets, std::size_t segments, std::size_t per_warp, unsigned items,
+                             std::size_t ranges, const Pieces<typename Op::Acc>* records, void* out) {
   using Acc = typename Op::Acc;
-  const std::size_t b = (std::size_t{blockIdx.x} * kBlock + threadIdx.x) / 32;
+  const std::size_t r = (std::size_t{blockIdx.x} * kBlock + threadIdx.x) / 32;
   const std::size_t first = static_cast<std::size_t>(offsets[0]);
-  if (b >= blocks || first == static_cast<std::size_t>(offsets[segments])) return;  // whole warps leave together
-  const std::size_t s = records[b].head;
+  if (r >= ranges || first == static_cast<std::size_t>(offsets[segments])) return;  // whole warps leave together
+  const std::size_t s = records[r].head;
   if (s == kNoSegment) return;
   const unsigned lane = threadIdx.x % 32;
   const std::size_t origin = first / items * items;
-  const std::size_t from = (static_cast<std::size_t>(offsets[s]) - origin) / per_block;  // the block where s began
+  const std::size_t from = (static_cast<std::size_t>(offsets[s]) - origin) / per_warp;  // the range where s began
   Acc acc = Op::identity();
 #pragma unroll 16
-  for (std::size_t k = from + lane; k < b; k += 32)  // independent loads, 16 in flight
+  for (std::size_t k = from + lane; k < r; k += 32)  // independent loads, 16 in flight
     acc = Op::combine(acc, records[k].tail_acc);
   acc = group_reduce<Op, 32>(acc);
-  if (lane == 0) store_segment<Op>(out, offsets, s, Op::combine(acc, records[b].head_acc));
+  if (lane == 0) store_segment<Op>(out, s, static_cast<std::size_t>(offsets[s]), Op::combine(acc, records[r].head_acc));
 }
 
 // ---- the launcher ------------------------------------------------------------------------------------
@@ -770,18 +828,20 @@ struct Plan {
   Strategy strategy = Strategy::automatic;
   unsigned lanes = 1;     // rows, segments_naive: lanes per row or segment (group kernels)
   unsigned split = 1;     // blocks_per_row: blocks per row; columns: chunks of rows;
-                          // segments_balanced: blocks
+                          // segments_balanced: blocks (of kWarpsPerBlock ranges)
   std::size_t chunk = 0;  // blocks_per_row: columns per block; columns: rows per chunk;
-                          // segments_balanced: elements per block
-  unsigned across = 1;    // columns: threads across a row (first pass; the second pass's is
-                          // across_partials)
+                          // segments_balanced: elements per warp
+  unsigned across = 1;    // columns: threads across a row (and across the partials, in the last
+                          // block of a strip: across_partials)
   unsigned across_partials = 1;
   bool vector = false;    // rows: rows_aligned (every row on a 16-byte boundary, at most 2 vectors
                           // a lane, or 8 with a whole warp); columns: 16-byte loads across the row
                           // (and across the partials); segments: 16-byte loads (input on a 16-byte
                           // boundary)
-  bool vector_partials = false;
   std::size_t scratch_bytes = 0;
+  std::size_t zeroed_scratch_bytes = 0;  // blocks_per_row, chunked columns: the counters at the
+                                         // scratch's start, zero before the first call and after
+                                         // every call (the caller zeroes them once)
 };
 
 // The launcher's choice. Rows by their length in 16-byte vectors V: up to 2 a thread per row; up to
@@ -797,7 +857,7 @@ Plan plan(const BatchedCall& c) {
   Plan p;
   p.strategy = c.strategy;
   if (s.layout == Layout::rows) {
-    const std::size_t resident = resident_blocks<kBlock, rows_by_blocks<Op, T>>();
+    const std::size_t resident = resident_blocks<kBlock, rows_by_blocks<Op, T, true>>();
     const std::size_t V = red::ceil_div(s.cols, kCount);
     if (p.strategy == Strategy::automatic)
       p.strategy = V <= 2 ? Strategy::thread_per_row : V <= 512 ? Strategy::group_per_row : Strategy::blocks_per_row;
@@ -814,7 +874,10 @@ Plan plan(const BatchedCall& c) {
       p.chunk = red::ceil_div(red::ceil_div(s.cols, p.split), trip) * trip;
       p.split = static_cast<unsigned>(std::max<std::size_t>(1, red::ceil_div(s.cols, p.chunk)));
       p.strategy = p.split == 1 ? Strategy::block_per_row : Strategy::blocks_per_row;
-      if (p.split > 1) p.scratch_bytes = s.rows * p.split * sizeof(Acc);
+      if (p.split > 1) {  // a counter per row, then the row's partials
+        p.zeroed_scratch_bytes = tickets_bytes(s.rows);
+        p.scratch_bytes = p.zeroed_scratch_bytes + s.rows * p.split * sizeof(Acc);
+      }
     }
     if (p.strategy != Strategy::thread_per_row && p.strategy != Strategy::group_per_row &&
         p.strategy != Strategy::block_per_row && p.strategy != Strategy::blocks_per_row)
@@ -839,11 +902,12 @@ Plan plan(const BatchedCall& c) {
       p.chunk = std::max<std::size_t>(1, red::ceil_div(s.rows, p.split));
       p.split = static_cast<unsigned>(std::max<std::size_t>(1, red::ceil_div(s.rows, p.chunk)));
       if (p.split > 1) {
-        p.scratch_bytes = std::size_t{p.split} * s.cols * sizeof(Acc);
-        constexpr std::size_t kAccCount = 16 % sizeof(Acc) == 0 ? 16 / sizeof(Acc) : 0;
-        p.vector_partials = kAccCount > 0 && s.cols % kAccCount == 0;
-        const std::size_t V2 = s.cols / (p.vector_partials ? kAccCount : 1);
-        p.across_partials = static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(V2, 32)));
+        p.zeroed_scratch_bytes = tickets_bytes(blocks_x);  // a counter per strip, then the partials
+        p.scratch_bytes = p.zeroed_scratch_bytes + std::size_t{p.split} * s.cols * sizeof(Acc);
+        // The last block of a strip reads its columns of the partials across, up to a block wide.
+        const std::size_t strip = std::min<std::size_t>(s.cols, std::size_t{p.across} * (p.vector ? kCount : 1));
+        const std::size_t per_load = p.vector && 16 % sizeof(Acc) == 0 ? 16 / sizeof(Acc) : 1;
+        p.across_partials = static_cast<unsigned>(std::min<std::size_t>(red::ceil_div(strip, per_load), kColumnBlock));
       }
     } else if (p.strategy != Strategy::columns_naive) {
       throw std::invalid_argument("11_batched: strategy " + name(c.strategy) + " does not reduce columns");
@@ -858,20 +922,20 @@ Plan plan(const BatchedCall& c) {
       const std::size_t mean = s.segments ? s.n / s.segments : 0;
       p.lanes = pow2_at_least(red::ceil_div(mean, (p.vector ? 8 : 2) * kCount));
     } else if (s.segments > 0) {
-      // Two waves of blocks, each a whole number of tiles.
+      // One wave of blocks (every warp has the same work), each warp a whole number of windows.
       p.lanes = 32;
-      const std::size_t tile = kSegmentTile;
       const unsigned occupancy = red::per_device<unsigned>([](int) {
         return blocks_per_sm<kBlock>(segments_balanced<Op, T, true>);
       });
-      const std::size_t wanted = 2 * std::size_t{sm_count()} * occupancy;
+      const std::size_t warps = std::size_t{sm_count()} * occupancy * kWarpsPerBlock;
       // The elements that belong to segments are known on the device only: size the ranges for
       // all n, plus the rounding of the ranges' origin (a range past the last segment's end is empty).
-      const std::size_t n = s.n + kSegmentItems;
-      p.chunk = red::ceil_div(red::ceil_div(n, wanted), tile) * tile;
-      p.split = static_cast<unsigned>(red::ceil_div(n, p.chunk));
+      constexpr std::size_t kWindow = 32 * SegmentTuning::kItems;
+      const std::size_t n = s.n + SegmentTuning::kItems;
+      p.chunk = red::ceil_div(red::ceil_div(n, warps), kWindow) * kWindow;
+      p.split = static_cast<unsigned>(red::ceil_div(red::ceil_div(n, p.chunk), kWarpsPerBlock));
       if (s.n == 0) p.split = static_cast<unsigned>(std::min<std::size_t>(red::ceil_div(s.segments, kBlock), 1024));
-      p.scratch_bytes = std::size_t{p.split} * sizeof(Pieces<Acc>);
+      p.scratch_bytes = std::size_t{p.split} * kWarpsPerBlock * sizeof(Pieces<Acc>);
     }
   }
   return p;
@@ -932,12 +996,13 @@ inline std::size_t sum_depth(const Plan& p, const Shape& s, std::size_t length, 
       return length;
     case Strategy::segments_naive:
       return red::ceil_div(length, p.lanes) + per_vector + warp_tree;
-    default: {  // segments_balanced: a thread's share, the
-                // threads' scan, the carry through the warps' totals of every tile of a block,
-                // and the blocks a long segment spans (the finishing warp's tree)
-      const std::size_t thread = kSegmentItems, tiles = red::ceil_div(p.chunk, kSegmentTile);
-      const std::size_t blocks = red::ceil_div(length, p.chunk) + 1;
-      return std::min(length, thread + warp_tree + tiles * kWarpsPerBlock + 2 + red::ceil_div(blocks, 32) + warp_tree + 1);
+    default: {  // segments_balanced: a lane's own partial over the windows of its range (at most
+                // all of them), its walk of the closing window, the warp's fold of the lanes'
+                // partials, the lanes' scan, the carry, and the ranges a long segment spans (the
+                // finishing warp's tree)
+      const std::size_t windows = red::ceil_div(p.chunk, 32 * SegmentTuning::kItems);
+      const std::size_t ranges = red::ceil_div(length, p.chunk) + 1;
+      return std::min(length, (windows + 1) * SegmentTuning::kItems + 4 * warp_tree + 8 + red::ceil_div(ranges, 32));
     }
   }
 }
@@ -964,39 +1029,29 @@ void launch(const BatchedCall& c) {
       break;
     case Strategy::block_per_row:
     case Strategy::blocks_per_row: {
-      Acc* partials = static_cast<Acc*>(c.scratch);
-      rows_by_blocks<Op, T><<<static_cast<unsigned>(s.rows * p.split), kBlock, 0, c.stream>>>(in, s.cols, s.stride, p.chunk,
-                                                                                           p.split, c.output, partials);
-      if (p.split > 1)
-        rows_combine<Op><<<static_cast<unsigned>(red::ceil_div(s.rows * 32, kBlock)), kBlock, 0, c.stream>>>(
-            partials, s.rows, p.split, c.output);
+      const unsigned blocks = static_cast<unsigned>(s.rows * p.split);
+      if (p.split == 1) {
+        rows_by_blocks<Op, T, false><<<blocks, kBlock, 0, c.stream>>>(in, s.cols, s.stride, p.chunk, 1, c.output, nullptr, nullptr);
+      } else {
+        auto* tickets = static_cast<unsigned*>(c.scratch);
+        auto* partials = reinterpret_cast<Acc*>(static_cast<unsigned char*>(c.scratch) + p.zeroed_scratch_bytes);
+        rows_by_blocks<Op, T, true><<<blocks, kBlock, 0, c.stream>>>(in, s.cols, s.stride, p.chunk, p.split, c.output,
+                                                                    partials, tickets);
+      }
       break;
     }
     case Strategy::columns_tiled: {
-      Acc* partials = static_cast<Acc*>(c.scratch);
+      auto* tickets = static_cast<unsigned*>(c.scratch);
+      auto* partials = reinterpret_cast<Acc*>(static_cast<unsigned char*>(c.scratch) + p.zeroed_scratch_bytes);
       const std::size_t kc = p.vector ? Vec16<T>::kCount : 1;
       const dim3 grid(static_cast<unsigned>(red::ceil_div(s.cols / kc, p.across)), p.split);
       const std::size_t shared = columns_tree_bytes<Acc>(kc);
       if (p.vector)
         columns_tiled<Op, T, true><<<grid, kColumnBlock, shared, c.stream>>>(in, s.rows, s.cols, s.stride, p.across, p.chunk,
-                                                                             c.output, partials);
+                                                                             c.output, tickets, partials);
       else
         columns_tiled<Op, T, false><<<grid, kColumnBlock, shared, c.stream>>>(in, s.rows, s.cols, s.stride, p.across, p.chunk,
-                                                                              c.output, partials);
-      if (p.split > 1) {  // the [split, cols] partials reduced over their columns, in one chunk
-        const std::size_t kc2 = p.vector_partials ? 16 / sizeof(Acc) : 1;
-        const dim3 grid2(static_cast<unsigned>(red::ceil_div(s.cols / kc2, p.across_partials)), 1);
-        const std::size_t shared2 = columns_tree_bytes<Acc>(kc2);
-        if constexpr (16 % sizeof(Acc) == 0) {
-          if (p.vector_partials) {
-            columns_tiled<CombineOp<Op>, Acc, true><<<grid2, kColumnBlock, shared2, c.stream>>>(
-                partials, p.split, s.cols, s.cols, p.across_partials, p.split, c.output, nullptr);
-            break;
-          }
-        }
-        columns_tiled<CombineOp<Op>, Acc, false><<<grid2, kColumnBlock, shared2, c.stream>>>(
-            partials, p.split, s.cols, s.cols, p.across_partials, p.split, c.output, nullptr);
-      }
+                                                                              c.output, tickets, partials);
       break;
     }
     case Strategy::columns_naive:
@@ -1020,10 +1075,8 @@ void launch(const BatchedCall& c) {
         segments_balanced<Op, T, true><<<p.split, kBlock, 0, c.stream>>>(in, s.offsets, s.segments, p.chunk, c.output, records);
       else
         segments_balanced<Op, T, false><<<p.split, kBlock, 0, c.stream>>>(in, s.offsets, s.segments, p.chunk, c.output, records);
-      if (p.split > 1)
-        segments_balanced_finish<Op><<<static_cast<unsigned>(red::ceil_div(std::size_t{p.split} * 32, kBlock)), kBlock, 0,
-                                       c.stream>>>(s.offsets, s.segments, p.chunk, kSegmentItems, p.split, records,
-                                                   c.output);
+      segments_balanced_finish<Op><<<p.split, kBlock, 0, c.stream>>>(s.offsets, s.segments, p.chunk, SegmentTuning::kItems,
+                                                                     std::size_t{p.split} * kWarpsPerBlock, records, c.output);
     }
   }
   CUDA_CHECK(cudaGetLastError());

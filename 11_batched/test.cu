@@ -31,8 +31,11 @@ struct Batch {
     const DeviceInput in = upload(host, base_offset);
     const auto p = ch11::prepare(op, host.dtype, in.data, shape, offsets, strategy, stream);
     p->output.fill(0xA5, stream);  // a result never written shows (on the call's stream: ordered before it)
-    if (scratch_fill >= 0) p->scratch.fill(scratch_fill, stream);
+    if (scratch_fill >= 0) p->scratch.fill(scratch_fill, stream, p->plan.zeroed_scratch_bytes);  // not the counters
     p->run_and_wait();
+    CHECK_MESSAGE(p->counters_are_zero(), "a call left its scratch's counters nonzero");
+    p->run_and_wait();  // a second call on the same scratch: the counters as the first call left them
+    CHECK_MESSAGE(p->counters_are_zero(), "a second call left its scratch's counters nonzero");
     return p->results();
   }
 
@@ -182,8 +185,9 @@ TEST_CASE("11_batched: segments, uniform and heavy-tailed, balanced and naive") 
           if (mean == 32) segment_batch(host, o).check(op, Strategy::segments_naive);
         }
       }
-  // Enough elements for several rounds per warp: a segment's partial carried from round to round,
-  // and the heavy tail's longest segment across hundreds of blocks.
+  // Enough elements for many windows per warp: a segment's partial carried from window to window
+  // (through windows with no end, in the lanes' own partials), and the heavy tail's longest
+  // segment across hundreds of warps' ranges.
   for (DType t : {DType::f32, DType::f16})
     for (bool heavy : {false, true}) {
       std::vector<std::int64_t> o = ch11::make_offsets(1 << 16, 256, heavy ? ch11::SegmentDist::heavy : ch11::SegmentDist::uniform, test::fresh_seed());
@@ -207,7 +211,7 @@ TEST_CASE("11_batched: all-empty segments, no segments, and empty segments at bo
     std::vector<std::int64_t> o = {0, 0, 0, 5, 5, 99'000, 99'000, 100'000, 100'000, 100'000};
     // Elements before the first segment and after the last belong to none.
     std::vector<std::int64_t> inside = {7, 7, 100, 5'000, 60'000, 60'001, 99'000};
-    // Far more ends in one tile than a tile reads at a time: an empty segment before every
+    // Far more ends in one window than a warp reads at a time: an empty segment before every
     // one-element segment, then a run of 3000 empty ones, then segments of 0 to 3 elements.
     std::vector<std::int64_t> dense;
     for (std::int64_t e = 0; e < 20'000; ++e) dense.insert(dense.end(), {e, e});

@@ -844,6 +844,39 @@ struct Plan {
                                          // every call (the caller zeroes them once)
 };
 
+// The balanced mapping's sizes (Policy: the kernel's choices): one wave of blocks, since every
+// warp has the same work, and ranges of whole windows. p.split blocks, p.chunk elements a warp.
+template <class Op, class T, class Policy = SegmentTuning>
+void plan_balanced(Plan& p, const Shape& s) {
+  p.lanes = 32;
+  const unsigned occupancy = red::per_device<unsigned>([](int) {
+    return blocks_per_sm<kBlock>(segments_balanced<Op, T, true, Policy>);
+  });
+  const std::size_t warps = std::size_t{sm_count()} * occupancy * kWarpsPerBlock;
+  // The elements that belong to segments are known on the device only: size the ranges for all
+  // n, plus the rounding of the ranges' origin (a range past the last segment's end is empty).
+  constexpr std::size_t kWindow = 32 * Policy::kItems;
+  const std::size_t n = s.n + Policy::kItems;
+  p.chunk = red::ceil_div(red::ceil_div(n, warps), kWindow) * kWindow;
+  p.split = static_cast<unsigned>(red::ceil_div(red::ceil_div(n, p.chunk), kWarpsPerBlock));
+  if (s.n == 0) p.split = static_cast<unsigned>(std::min<std::size_t>(red::ceil_div(s.segments, kBlock), 1024));
+  p.scratch_bytes = std::size_t{p.split} * kWarpsPerBlock * sizeof(Pieces<typename Op::Acc>);
+}
+
+// The balanced mapping's two kernels, as plan_balanced<Op, T, Policy> sized them.
+template <class Op, class T, class Policy = SegmentTuning>
+void launch_balanced(const BatchedCall& c, const Plan& p) {
+  const Shape& s = c.shape;
+  const T* in = static_cast<const T*>(c.input);
+  auto* records = static_cast<Pieces<typename Op::Acc>*>(c.scratch);
+  if (p.vector)
+    segments_balanced<Op, T, true, Policy><<<p.split, kBlock, 0, c.stream>>>(in, s.offsets, s.segments, p.chunk, c.output, records);
+  else
+    segments_balanced<Op, T, false, Policy><<<p.split, kBlock, 0, c.stream>>>(in, s.offsets, s.segments, p.chunk, c.output, records);
+  segments_balanced_finish<Op><<<p.split, kBlock, 0, c.stream>>>(s.offsets, s.segments, p.chunk, Policy::kItems,
+                                                                 std::size_t{p.split} * kWarpsPerBlock, records, c.output);
+}
+
 // The launcher's choice. Rows by their length in 16-byte vectors V: up to 2 a thread per row; up to
 // 512 a group of lanes with about two vectors each (at most a warp); longer, a block per row, or
 // several when the rows are too few to fill the GPU in one wave. Columns: chunks of rows enough to
@@ -922,20 +955,7 @@ Plan plan(const BatchedCall& c) {
       const std::size_t mean = s.segments ? s.n / s.segments : 0;
       p.lanes = pow2_at_least(red::ceil_div(mean, (p.vector ? 8 : 2) * kCount));
     } else if (s.segments > 0) {
-      // One wave of blocks (every warp has the same work), each warp a whole number of windows.
-      p.lanes = 32;
-      const unsigned occupancy = red::per_device<unsigned>([](int) {
-        return blocks_per_sm<kBlock>(segments_balanced<Op, T, true>);
-      });
-      const std::size_t warps = std::size_t{sm_count()} * occupancy * kWarpsPerBlock;
-      // The elements that belong to segments are known on the device only: size the ranges for
-      // all n, plus the rounding of the ranges' origin (a range past the last segment's end is empty).
-      constexpr std::size_t kWindow = 32 * SegmentTuning::kItems;
-      const std::size_t n = s.n + SegmentTuning::kItems;
-      p.chunk = red::ceil_div(red::ceil_div(n, warps), kWindow) * kWindow;
-      p.split = static_cast<unsigned>(red::ceil_div(red::ceil_div(n, p.chunk), kWarpsPerBlock));
-      if (s.n == 0) p.split = static_cast<unsigned>(std::min<std::size_t>(red::ceil_div(s.segments, kBlock), 1024));
-      p.scratch_bytes = std::size_t{p.split} * kWarpsPerBlock * sizeof(Pieces<Acc>);
+      plan_balanced<Op, T>(p, s);
     }
   }
   return p;
@@ -1069,15 +1089,8 @@ void launch(const BatchedCall& c) {
           segments_by_group<Op, T, G, false><<<blocks, kBlock, 0, c.stream>>>(in, s.offsets, s.segments, s.n, c.output);
       });
       break;
-    default: {  // segments_balanced
-      auto* records = static_cast<Pieces<Acc>*>(c.scratch);
-      if (p.vector)
-        segments_balanced<Op, T, true><<<p.split, kBlock, 0, c.stream>>>(in, s.offsets, s.segments, p.chunk, c.output, records);
-      else
-        segments_balanced<Op, T, false><<<p.split, kBlock, 0, c.stream>>>(in, s.offsets, s.segments, p.chunk, c.output, records);
-      segments_balanced_finish<Op><<<p.split, kBlock, 0, c.stream>>>(s.offsets, s.segments, p.chunk, SegmentTuning::kItems,
-                                                                     std::size_t{p.split} * kWarpsPerBlock, records, c.output);
-    }
+    default:
+      launch_balanced<Op, T>(c, p);
   }
   CUDA_CHECK(cudaGetLastError());
 }

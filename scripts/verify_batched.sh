@@ -12,7 +12,9 @@
 # checks: the tests, the sanitizer run, the smoke run and the tuning experiment (a few minutes);
 # bench: the benchmark with its charts and profile (the longest step); all (default): both.
 #
-# Needs only the executables of BUILD_DIR (the chapter programs, their tests, bench/), cmake not.
+# Needs only the executables of BUILD_DIR (the chapter programs, their tests, bench/), cmake not;
+# shared libraries of the build machine that this one lacks (Google Benchmark's, from another
+# distribution) can travel in BUILD_DIR/lib.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export BUILD_DIR=${1:?usage: scripts/verify_batched.sh BUILD_DIR OUT}
@@ -20,6 +22,7 @@ OUT=${2:?usage: scripts/verify_batched.sh BUILD_DIR OUT}
 step=${3:-all}
 [[ $step == checks || $step == bench || $step == all ]] || { echo "verify_batched.sh: unknown step '$step'" >&2; exit 2; }
 export PATH="$PATH:/usr/local/cuda/bin"
+[[ -d "$BUILD_DIR/lib" ]] && export LD_LIBRARY_PATH="$(cd "$BUILD_DIR/lib" && pwd)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 mkdir -p "$OUT/tests"
 rc=0
 

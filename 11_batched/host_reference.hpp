@@ -59,13 +59,7 @@ struct Prepared {
     CUDA_CHECK(cudaStreamSynchronize(call.stream));
   }
   // Whether the scratch's counters are zero again, once the call has ended.
-  bool counters_are_zero() const {
-    std::vector<unsigned char> bytes(plan.zeroed_scratch_bytes);
-    if (!bytes.empty()) scratch.download(bytes.data(), bytes.size());
-    for (unsigned char b : bytes)
-      if (b != 0) return false;
-    return true;
-  }
+  bool counters_are_zero() const { return scratch.prefix_is_zero(plan.zeroed_scratch_bytes); }
   // The results, once the call has ended.
   std::vector<std::byte> results() const {
     std::vector<std::byte> got(outputs(call.shape) * 4);
@@ -93,10 +87,7 @@ inline std::unique_ptr<Prepared> prepare(red::Op op, red::DType t, const void* i
   c.scratch_bytes = scratch_bytes ? *scratch_bytes : p->plan.scratch_bytes;
   p->scratch = red::DeviceBuffer(c.scratch_bytes);
   c.scratch = p->scratch.get();
-  if (p->plan.zeroed_scratch_bytes > 0) {  // the counters, zeroed once (every call leaves them zero)
-    CUDA_CHECK(cudaMemset(c.scratch, 0, p->plan.zeroed_scratch_bytes));
-    CUDA_CHECK(cudaDeviceSynchronize());
-  }
+  p->scratch.zero_prefix(p->plan.zeroed_scratch_bytes);  // the counters, once: every call leaves them zero
   return p;
 }
 

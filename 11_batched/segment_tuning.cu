@@ -12,7 +12,7 @@
 //
 //   11_batched_segment_tuning
 //
-// Exit codes: 0 done, 1 a variant's results disagree, 3 no GPU, 4 a CUDA error.
+// Exit codes: 0 done, 1 a variant's results disagree, 2 bad arguments, 3 no GPU, 4 a CUDA error.
 #include <cmath>
 #include <cstdio>
 #include <exception>
@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "11_batched/host_reference.hpp"
+#include "command_line.hpp"
 #include "device_info.hpp"
 #include "harness.hpp"
 #include "runner.hpp"
@@ -155,7 +156,13 @@ int run() {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  CLI::App app{
+      "The balanced segments kernel's choices (ch11::SegmentTuning), each changed alone, timed on the\n"
+      "benchmark's four segment shapes (f32 sum); it takes no options.",
+      "11_batched_segment_tuning"};
+  app.footer("Exit codes: 0 done, 1 a variant's results disagree, 2 bad arguments, 3 no GPU, 4 a CUDA error.");
+  if (const int stop = red::parse_command_line(app, argc, argv); stop >= 0) return stop;
   if (!red::gpu_available()) {
     std::fprintf(stderr,
                  "11_batched_segment_tuning: no usable CUDA GPU; results/h200/experiments/segment_tuning.md holds the "

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <utility>
+#include <vector>
 
 #include "cuda_check.hpp"
 
@@ -44,6 +45,22 @@ class DeviceBuffer {
   }
   void download(void* host, std::size_t bytes, std::size_t offset = 0) const {
     if (bytes > 0) CUDA_CHECK(cudaMemcpy(host, static_cast<const char*>(ptr_) + offset, bytes, cudaMemcpyDeviceToHost));
+  }
+  // The first `bytes` set to zero before any stream's work can start (a scratch's counters, which
+  // every call leaves zero: chapter.hpp's zeroed_scratch_bytes).
+  void zero_prefix(std::size_t bytes) const {
+    if (bytes == 0) return;
+    CUDA_CHECK(cudaMemset(ptr_, 0, bytes));
+    CUDA_CHECK(cudaDeviceSynchronize());
+  }
+  // Whether the first `bytes` are all zero, once every stream's work has ended.
+  bool prefix_is_zero(std::size_t bytes) const {
+    std::vector<unsigned char> host(bytes);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    download(host.data(), bytes);
+    for (unsigned char b : host)
+      if (b != 0) return false;
+    return true;
   }
 
  private:

@@ -126,18 +126,10 @@ Workspace::Workspace(const Chapter& ch, Op op, DType t, std::size_t n)
     : scratch(ch.scratch_bytes(op, t, n)), zeroed(ch.zeroed_scratch_bytes ? ch.zeroed_scratch_bytes(op, t) : 0) {
   if (zeroed > scratch.bytes())
     throw std::logic_error(ch.name + ": zeroed_scratch_bytes exceeds scratch_bytes for n = " + std::to_string(n));
-  if (zeroed > 0) {
-    CUDA_CHECK(cudaMemset(scratch.get(), 0, zeroed));
-    CUDA_CHECK(cudaDeviceSynchronize());  // zeroed before any stream's call can start
-  }
+  scratch.zero_prefix(zeroed);
 }
 
-bool Workspace::zeroed_bytes_are_zero() const {
-  std::vector<unsigned char> bytes(zeroed);
-  CUDA_CHECK(cudaDeviceSynchronize());
-  scratch.download(bytes.data(), zeroed);
-  return std::all_of(bytes.begin(), bytes.end(), [](unsigned char b) { return b == 0; });
-}
+bool Workspace::zeroed_bytes_are_zero() const { return scratch.prefix_is_zero(zeroed); }
 
 ReduceCall make_call(Op op, DType t, const void* in, std::size_t n, const Workspace& ws, cudaStream_t stream,
                      const void* in2) {

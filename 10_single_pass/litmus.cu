@@ -108,16 +108,5 @@ int main(int argc, char** argv) {
       "Exit codes: 0 done, 1 a stale read with release and acquire or a run that did not finish, 2 bad arguments,\n"
       "3 no GPU, 4 a CUDA error.");
   if (const int stop = red::parse_command_line(app, argc, argv); stop >= 0) return stop;
-  if (!red::gpu_available()) {
-    std::fprintf(stderr,
-                 "10_single_pass_litmus: no usable CUDA GPU; results/h200/memory_model/litmus_message_passing.txt "
-                 "holds the published H200 run.\n");
-    return red::kExitNoGpu;
-  }
-  try {
-    return run(opt);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "10_single_pass_litmus: %s\n", e.what());
-    return red::kExitCudaError;
-  }
+  return red::run_experiment("10_single_pass_litmus", "results/h200/memory_model/litmus_message_passing.txt", [&] { return run(opt); });
 }

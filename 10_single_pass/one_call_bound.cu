@@ -135,16 +135,5 @@ int main(int argc, char** argv) {
   app.add_option("--rounds", rounds, "rounds of the four calls at every size (default 5)")->check(CLI::Range(1, 100));
   app.footer("Exit codes: 0 done, 2 bad arguments, 3 no GPU, 4 a CUDA error.");
   if (const int stop = red::parse_command_line(app, argc, argv); stop >= 0) return stop;
-  if (!red::gpu_available()) {
-    std::fprintf(stderr,
-                 "10_single_pass_one_call_bound: no usable CUDA GPU; results/h200/experiments/one_call_bound.md "
-                 "holds the published H200 run.\n");
-    return red::kExitNoGpu;
-  }
-  try {
-    return run(rounds);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "10_single_pass_one_call_bound: %s\n", e.what());
-    return red::kExitCudaError;
-  }
+  return red::run_experiment("10_single_pass_one_call_bound", "results/h200/experiments/one_call_bound.md", [&] { return run(rounds); });
 }

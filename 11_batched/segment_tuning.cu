@@ -163,16 +163,5 @@ int main(int argc, char** argv) {
       "11_batched_segment_tuning"};
   app.footer("Exit codes: 0 done, 1 a variant's results disagree, 2 bad arguments, 3 no GPU, 4 a CUDA error.");
   if (const int stop = red::parse_command_line(app, argc, argv); stop >= 0) return stop;
-  if (!red::gpu_available()) {
-    std::fprintf(stderr,
-                 "11_batched_segment_tuning: no usable CUDA GPU; results/h200/experiments/segment_tuning.md holds the "
-                 "published H200 run.\n");
-    return red::kExitNoGpu;
-  }
-  try {
-    return run();
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "11_batched_segment_tuning: %s\n", e.what());
-    return red::kExitCudaError;
-  }
+  return red::run_experiment("11_batched_segment_tuning", "results/h200/experiments/segment_tuning.md", [&] { return run(); });
 }

@@ -5,9 +5,12 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdio>
+#include <exception>
 #include <iostream>
 #include <string>
 
+#include "cuda_check.hpp"
 #include "harness.hpp"
 
 namespace red {
@@ -24,6 +27,23 @@ inline int parse_command_line(CLI::App& app, int argc, char** argv) {
     return kExitUsage;
   }
   return -1;
+}
+
+// The rest of an experiment program's main, once its options are parsed: without a GPU it says
+// so, pointing at the published output, and exits 3; otherwise run()'s exit code, or 4 (with the
+// reason) when a CUDA call fails.
+template <class Run>
+int run_experiment(const std::string& name, const std::string& published, Run&& run) {
+  if (!gpu_available()) {
+    std::fprintf(stderr, "%s: no usable CUDA GPU; %s holds the published H200 run.\n", name.c_str(), published.c_str());
+    return kExitNoGpu;
+  }
+  try {
+    return run();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: %s\n", name.c_str(), e.what());
+    return kExitCudaError;
+  }
 }
 
 }  // namespace red

@@ -1,0 +1,326 @@
+// Chapter 12's host side: a call set up on the device (run_on_device), the float64 references of
+// every operator in ops.cuh, and the bounds their results are checked against.
+//
+// Every reference is computed in double with compensated (Neumaier) sums, so its own error is far
+// below the float bounds it checks. The bounds, with eps = 2^-23 (float's machine epsilon) and
+// `depth` the longest chain of combines an element goes through (depth(), below):
+//   argmin, min/max, any/all       exact
+//   sum of logs (LogProduct)       |ln|p| error| <= (depth + 2) eps sum |ln|x_i||  (a sum's bound,
+//                                  common/reference.hpp, plus logf's 1 ulp per element)
+//   mantissa/exponent, product     relative error <= (n + 1) eps: every multiplication rounds once
+//                                  (Higham, "Accuracy and Stability of Numerical Algorithms",
+//                                  2nd ed., Lemma 3.1 and section 3.1: a product of n numbers has
+//                                  relative error at most gamma_(n-1))
+//   log-sum-exp (online)           |error| <= (3 depth + 6) eps + eps |lse|: each term's exp is
+//                                  within 2 ulp (CUDA's expf), each merge rescales by one more exp
+//                                  and rounds the sum, and log of a relative error e is an absolute
+//                                  error e; the shifted form's analysis is in P. Blanchard,
+//                                  D. J. Higham, N. J. Higham, "Accurately computing the
+//                                  log-sum-exp and softmax functions", IMA J. Numer. Anal. 41(4),
+//                                  2021
+//   mean                           |error| <= (depth + 2) eps sum |x_i| / n
+//   variance (Welford, Chan)       relative error <= (depth + 2) eps kappa, kappa = sqrt(1 + n
+//                                  mean^2 / M2), the condition number of the variance (Chan,
+//                                  Golub, LeVeque, The American Statistician 37(3), 1983: the
+//                                  pairwise and updating forms err in proportion to kappa, the
+//                                  textbook sum of squares in proportion to kappa^2)
+//   affine maps (ordered)          |error of a| <= (depth + 1) eps |A|, |error of b| <= 2 (depth +
+//                                  1) eps sum_i |b_i| prod_(j>i) |a_j| (each step one rounding of
+//                                  the product and one fused multiply-add)
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "12_custom_ops/reduce.cuh"
+#include "device_buffer.hpp"
+
+namespace ch12 {
+
+constexpr double kEps = 1.0 / (1 << 23);
+
+// Neumaier's compensated sum: the reference sums' error is a few units of double's epsilon.
+struct CompensatedSum {
+  double sum = 0, carry = 0;
+  void add(double x) {
+    const double t = sum + x;
+    carry += std::fabs(sum) >= std::fabs(x) ? (sum - t) + x : (x - t) + sum;
+    sum = t;
+  }
+  double value() const { return sum + carry; }
+};
+
+// Which kernel a call goes through.
+enum class Kernel { reordering, ordered, votes, votes_early_exit };
+
+// The longest chain of combines an element goes through. The reordering kernel: chapter 10's
+// count for its grid. The ordered kernel: its lane's piece of a trip, the warp's fold, the warp's
+// trips, the fold of the block's warps, the last block's share of the partials and its folds, and
+// the elements after the last whole vector.
+template <class Op>
+std::size_t depth(Kernel k, std::size_t n) {
+  if (n == 0) return 0;
+  if (k == Kernel::reordering) {
+    using Source = ch10::SourceOf<Op, ch10::Tuning>;
+    const unsigned blocks = ch10::grid_blocks<Op, ch10::Tuning>(n, ch10::limits<Op, ch10::Tuning>().max_blocks);
+    return ch10::single_pass_depth(n, blocks, ch07::unroll_of<ch10::Tuning, Source>(), Source::kCount);
+  }
+  using Source = OrderedSource<Op>;
+  constexpr std::size_t kPiece = std::size_t{ch07::unroll_of<OrderedTuning, Source>()} * Source::kCount;
+  const std::size_t blocks = ordered_blocks<Op>(n), warps = blocks * kWarps;
+  const std::size_t trips = red::ceil_div(n / Source::kCount, kPiece / Source::kCount * kWarp);
+  return kPiece + 5 + red::ceil_div(trips, warps) + kWarps + red::ceil_div(blocks, std::size_t{kBlock}) + 5 + kWarps +
+         Source::kCount;
+}
+
+// ---- a call on the device ------------------------------------------------------------------------
+
+using RawResult = std::array<std::byte, red::kResultBytes>;
+
+template <class Op>
+std::size_t scratch_for(Kernel k, std::size_t n) {
+  if (k == Kernel::ordered) return ordered_scratch_bytes<Op>(n);
+  if (k == Kernel::reordering) return scratch_bytes<Op>(n);
+  constexpr bool kAll = std::is_same_v<Op, AllNonzero>;
+  return k == Kernel::votes ? votes_scratch_bytes<kAll, false>() : votes_scratch_bytes<kAll, true>();
+}
+template <class Op>
+std::size_t zeroed_for(Kernel k) {
+  if (k == Kernel::ordered) return ordered_zeroed_scratch_bytes<Op>();
+  if (k == Kernel::reordering) return zeroed_scratch_bytes<Op>();
+  constexpr bool kAll = std::is_same_v<Op, AllNonzero>;
+  return k == Kernel::votes ? votes_zeroed_scratch_bytes<kAll, false>() : votes_zeroed_scratch_bytes<kAll, true>();
+}
+template <class Op>
+void launch_with(Kernel k, const Call& c) {
+  if (k == Kernel::ordered) return launch_ordered<Op>(c);
+  if (k == Kernel::reordering) return launch_reordering_anyway<Op>(c);
+  if constexpr (std::is_same_v<Op, AnyNonzero> || std::is_same_v<Op, AllNonzero>) {
+    constexpr bool kAll = std::is_same_v<Op, AllNonzero>;
+    return k == Kernel::votes ? launch_votes<kAll, false>(c) : launch_votes<kAll, true>(c);
+  }
+  throw std::invalid_argument("12_custom_ops: the vote kernel reduces bytes with any or all only");
+}
+
+// What a call left: its result, and whether everything around it held.
+struct DeviceRun {
+  RawResult result{};
+  bool same_twice = false;      // a second call on the same scratch gave the same bits
+  bool counters_zero = false;   // the scratch's zeroed bytes were zero after each call
+  bool input_unchanged = false;
+};
+
+// n elements of Op::In from `host`, placed `offset` elements past a 256-byte boundary, through
+// kernel k: the output poisoned, the scratch's zeroed bytes zeroed once and the rest filled with
+// garbage, run twice.
+template <class Op>
+DeviceRun run_on_device(Kernel k, const typename Op::In* host, std::size_t n, std::size_t offset = 0,
+                        cudaStream_t stream = nullptr) {
+  using In = typename Op::In;
+  const std::size_t bytes = n * sizeof(In);
+  red::DeviceBuffer input(std::max<std::size_t>(1, (n + offset) * sizeof(In))), output(red::kResultBytes);
+  if (n) input.upload(host, bytes, offset * sizeof(In));
+  const std::size_t zeroed = zeroed_for<Op>(k);
+  red::DeviceBuffer scratch(std::max<std::size_t>(1, scratch_for<Op>(k, n)));
+  scratch.fill(0x5A, stream, zeroed);
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  scratch.zero_prefix(zeroed);
+  Call c;
+  c.input = static_cast<const char*>(input.get()) + offset * sizeof(In);
+  c.n = n;
+  c.output = output.get();
+  c.scratch = scratch.get();
+  c.scratch_bytes = scratch.bytes();
+  c.stream = stream;
+  DeviceRun r;
+  RawResult first{};
+  output.fill(0xA5, stream);
+  launch_with<Op>(k, c);
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  output.download(first.data(), first.size());
+  r.counters_zero = scratch.prefix_is_zero(zeroed);
+  output.fill(0xA5, stream);
+  launch_with<Op>(k, c);
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  output.download(r.result.data(), r.result.size());
+  r.counters_zero = r.counters_zero && scratch.prefix_is_zero(zeroed);
+  r.same_twice = first == r.result;
+  std::vector<In> back(n);
+  if (n) input.download(back.data(), bytes, offset * sizeof(In));
+  r.input_unchanged = n == 0 || std::memcmp(back.data(), host, bytes) == 0;
+  return r;
+}
+
+template <class T>
+T result_as(const RawResult& raw) {
+  static_assert(sizeof(T) <= red::kResultBytes);
+  T v;
+  std::memcpy(&v, raw.data(), sizeof(T));
+  return v;
+}
+
+// ---- references ------------------------------------------------------------------------------------
+
+inline bool both_nan(double a, double b) { return std::isnan(a) && std::isnan(b); }
+
+// argmin: the first NaN, else the first smallest value; empty: (+inf, -1).
+struct ArgMinReference {
+  double value = std::numeric_limits<double>::infinity();
+  long long index = -1;
+};
+template <class T>
+ArgMinReference argmin_reference(const T* x, std::size_t n) {
+  ArgMinReference r;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double v = static_cast<double>(static_cast<float>(x[i]));
+    if (std::isnan(v)) return {v, static_cast<long long>(i)};
+    if (r.index < 0 || v < r.value) r = {v, static_cast<long long>(i)};
+  }
+  return r;
+}
+
+struct MinMaxReference {
+  double lo = std::numeric_limits<double>::infinity(), hi = -std::numeric_limits<double>::infinity();
+};
+template <class T>
+MinMaxReference minmax_reference(const T* x, std::size_t n) {
+  MinMaxReference r;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double v = static_cast<double>(static_cast<float>(x[i]));
+    if (std::isnan(v)) return {v, v};
+    r.lo = std::min(r.lo, v);
+    r.hi = std::max(r.hi, v);
+  }
+  return r;
+}
+
+// The product, in log space: ln|p| (compensated), its sign, whether a factor is zero, and
+// sum |ln|x||, which scales the bound of the sum-of-logs form.
+struct ProductReference {
+  double log_abs = 0;
+  int sign = 1;          // 1, -1, or 0 with a zero factor
+  bool nan = false;      // a NaN factor, or 0 x inf
+  double abs_log_sum = 0;
+  // The product itself where double holds it (|ln p| < 709), else +-inf or 0.
+  double value() const { return nan ? std::nan("") : sign == 0 ? 0.0 : sign * std::exp(log_abs); }
+};
+template <class T>
+ProductReference product_reference(const T* x, std::size_t n) {
+  ProductReference r;
+  CompensatedSum logs, abs_logs;
+  bool zero = false, inf = false;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double v = static_cast<double>(static_cast<float>(x[i]));
+    if (std::isnan(v)) r.nan = true;
+    if (v == 0) {
+      zero = true;
+      continue;
+    }
+    if (std::isinf(v)) inf = true;
+    if (std::signbit(v)) r.sign = -r.sign;
+    const double l = std::log(std::fabs(v));
+    logs.add(l);
+    abs_logs.add(std::fabs(l));
+  }
+  r.log_abs = logs.value();
+  r.abs_log_sum = abs_logs.value();
+  if (zero && inf) r.nan = true;
+  if (zero) {
+    r.sign = 0;
+    r.log_abs = -std::numeric_limits<double>::infinity();
+  }
+  return r;
+}
+
+// log(sum exp x), shifted by the largest element; empty or all -inf: -inf.
+template <class T>
+double lse_reference(const T* x, std::size_t n) {
+  double m = -std::numeric_limits<double>::infinity();
+  for (std::size_t i = 0; i < n; ++i) {
+    const double v = static_cast<double>(static_cast<float>(x[i]));
+    if (std::isnan(v)) return v;
+    m = std::max(m, v);
+  }
+  if (std::isinf(m)) return m;
+  CompensatedSum s;
+  for (std::size_t i = 0; i < n; ++i) s.add(std::exp(static_cast<double>(static_cast<float>(x[i])) - m));
+  return m + std::log(s.value());
+}
+
+// Mean and population variance in two passes (compensated), and what scales their bounds.
+struct MomentsReference {
+  double mean = std::nan(""), variance = std::nan("");
+  double abs_sum = 0;  // sum |x|
+  double kappa = 1;    // sqrt(1 + n mean^2 / M2), the variance's condition number
+};
+template <class T>
+MomentsReference moments_reference(const T* x, std::size_t n) {
+  MomentsReference r;
+  if (n == 0) return r;
+  CompensatedSum s, a;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double v = static_cast<double>(static_cast<float>(x[i]));
+    s.add(v);
+    a.add(std::fabs(v));
+  }
+  r.mean = s.value() / static_cast<double>(n);
+  r.abs_sum = a.value();
+  CompensatedSum m2;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double d = static_cast<double>(static_cast<float>(x[i])) - r.mean;
+    m2.add(d * d);
+  }
+  r.variance = m2.value() / static_cast<double>(n);
+  r.kappa = m2.value() > 0 ? std::sqrt(1.0 + static_cast<double>(n) * r.mean * r.mean / m2.value())
+                           : std::numeric_limits<double>::infinity();
+  return r;
+}
+
+// The maps x -> a_i x + b_i composed in order, in double, and the sums their bounds scale with.
+struct AffineReference {
+  double a = 1, b = 0;
+  double abs_b = 0;  // sum_i |b_i| prod_(j > i) |a_j|
+};
+inline AffineReference affine_reference(const float2* x, std::size_t n) {
+  AffineReference r;
+  for (std::size_t i = 0; i < n; ++i) {
+    r.a = x[i].x * r.a;
+    r.b = x[i].x * r.b + x[i].y;
+    r.abs_b = std::fabs(x[i].x) * r.abs_b + std::fabs(x[i].y);
+  }
+  return r;
+}
+
+// ---- checks ------------------------------------------------------------------------------------------
+
+// The outcome of a check: the error, its bound, and the verdict with the reason.
+struct Verdict {
+  bool passed = false;
+  double error = 0, bound = 0;
+  std::string why;
+};
+inline Verdict within(double got, double want, double bound, const std::string& what) {
+  Verdict v;
+  v.bound = bound;
+  if (both_nan(got, want) || (std::isinf(want) && got == want)) {
+    v.passed = true;
+    return v;
+  }
+  v.error = std::fabs(got - want);
+  v.passed = v.error <= bound;
+  if (!v.passed)
+    v.why = what + ": got " + std::to_string(got) + ", want " + std::to_string(want) + ", error " + std::to_string(v.error) +
+            " above the bound " + std::to_string(bound);
+  return v;
+}
+
+}  // namespace ch12

@@ -1,0 +1,365 @@
+// Chapter 12 - any associative operator: the fast kernel made generic, and the one that keeps order.
+//
+// Idea: chapter 10's single-pass kernel never looked inside its operator: it loads, combines and
+// stores through the operator struct (ops.cuh), so any operator with an identity, a combine and a
+// transform runs at the memory's speed through it unchanged, as CUB's Reduce and TransformReduce
+// take any functor. Two things change with the operator:
+//  - the order. Chapter 10 hands a thread vectors a grid apart (tile r x grid + block) and its last
+//    block takes the partials i, i + 256, ...: it combines elements out of order, which is right
+//    only for a commutative operator. reduce_ordered gives every warp one contiguous stretch of
+//    the input, every lane a contiguous piece of each trip, and combines lanes, warps, blocks and
+//    partials strictly left to right: it needs only associativity. Cost: one ordered warp tree per
+//    trip (5 shuffles a lane per 8 vectors) and the same memory traffic.
+//  - the block's combine for a logical any / all, which is a vote: __syncthreads_or/and is one
+//    instruction for the whole block. any_all uses it, and can stop early (a flag in memory that
+//    every warp polls once a trip) once the answer is known.
+// Cost: the input read once; one launch; per block one partial and one atomic (chapter 10).
+// Scratch: a counter (and for any_all a stop flag) that the caller zeroes once, then one partial
+// per block.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "07_two_pass/reduce.cuh"    // ch07::Array, accumulate_share's loads, unroll_of
+#include "10_single_pass/reduce.cuh"  // ch10::launch (the commutative kernel), take_ticket
+#include "12_custom_ops/ops.cuh"
+#include "cuda_check.hpp"
+#include "multipass.cuh"
+#include "per_device.hpp"
+
+namespace ch12 {
+
+constexpr unsigned kBlock = 256;
+constexpr unsigned kWarp = 32;
+constexpr unsigned kWarps = kBlock / kWarp;
+
+// One call: n elements of Op::In at `input` into the 16-byte result at `output`.
+struct Call {
+  const void* input = nullptr;
+  std::size_t n = 0;
+  void* output = nullptr;
+  void* scratch = nullptr;
+  std::size_t scratch_bytes = 0;
+  cudaStream_t stream = nullptr;
+};
+
+// ---- the reordering kernel: chapter 10's, for a commutative operator --------------------------
+
+template <class Op>
+red::ReduceCall as_reduce_call(const Call& c) {
+  red::ReduceCall r;
+  r.input = c.input;
+  r.n = c.n;
+  r.output = c.output;
+  r.scratch = c.scratch;
+  r.scratch_bytes = c.scratch_bytes;
+  r.stream = c.stream;
+  return r;
+}
+
+template <class Op>
+std::size_t scratch_bytes(std::size_t n) {
+  return ch10::scratch_bytes<Op>(n);
+}
+template <class Op>
+std::size_t zeroed_scratch_bytes() {
+  return ch10::zeroed_scratch_bytes<Op>();
+}
+// The lesson's launcher for a commutative operator: chapter 10's kernel, unchanged.
+template <class Op>
+void launch(const Call& c) {
+  if constexpr (!Op::kCommutative)
+    throw std::invalid_argument("12_custom_ops: this operator is not commutative; the reordering kernel would "
+                                "combine its elements out of order (use launch_ordered)");
+  else
+    ch10::launch<Op>(as_reduce_call<Op>(c));
+}
+// The same kernel whatever the operator says: the demonstration that a non-commutative operator
+// comes out wrong from it (the tests and the program show it).
+template <class Op>
+void launch_reordering_anyway(const Call& c) {
+  ch10::launch<Op>(as_reduce_call<Op>(c));
+}
+
+// ---- the order-keeping kernel --------------------------------------------------------------------
+
+// __shfl_down_sync of any trivially copyable accumulator, 4 bytes at a time.
+template <class Acc>
+__device__ Acc shuffle_down(const Acc& v, unsigned delta) {
+  constexpr unsigned kWords = (sizeof(Acc) + 3) / 4;
+  unsigned words[kWords] = {};
+  memcpy(words, &v, sizeof(Acc));
+#pragma unroll
+  for (unsigned k = 0; k < kWords; ++k) words[k] = __shfl_down_sync(0xffffffffu, words[k], delta);
+  Acc out;
+  memcpy(&out, words, sizeof(Acc));
+  return out;
+}
+
+// Lane 0 gets v of lanes 0, 1, ..., 31 combined in that order: at each step a lane appends what the
+// lane d above it holds (which covers the next d lanes), and a lane with nobody d above keeps its
+// own (the tree the lanes near the top would otherwise corrupt; lane 0 never reads them).
+template <class Op>
+__device__ typename Op::Acc ordered_warp_fold(typename Op::Acc v) {
+  const unsigned lane = threadIdx.x % kWarp;
+#pragma unroll
+  for (unsigned d = 1; d < kWarp; d *= 2) {
+    const typename Op::Acc above = shuffle_down(v, d);
+    if (lane + d < kWarp) v = Op::combine(v, above);
+  }
+  return v;
+}
+
+// Thread 0 gets the warps' values (each warp's lane 0's) combined in warp order.
+template <class Op>
+__device__ typename Op::Acc fold_warps_in_order(typename Op::Acc v, typename Op::Acc* per_warp) {
+  __syncthreads();  // per_warp may still be read by a previous fold
+  if (threadIdx.x % kWarp == 0) per_warp[threadIdx.x / kWarp] = v;
+  __syncthreads();
+  if (threadIdx.x == 0)
+    for (unsigned w = 1; w < kWarps; ++w) v = Op::combine(v, per_warp[w]);
+  return v;
+}
+
+// The policy: chapter 07's loads (16-byte vectors, up to 8 a lane and 32 elements a trip).
+struct OrderedTuning : ch07::Tuning {};
+
+// Every warp takes a contiguous run of trips (warp w of W: trips [T w / W, T (w + 1) / W)); in
+// trip t lane l loads vectors t x 32 x kVecs + l x kVecs + [0, kVecs): a contiguous piece, and
+// the lanes' pieces in lane order. A lane folds its piece left to right, the warp folds its lanes
+// in order (ordered_warp_fold) and lane 0 appends that to the warp's run. The elements past the
+// last whole vector come last, in the last warp. Blocks fold their warps in order; the last block
+// (chapter 10's acq_rel ticket) folds the blocks' partials in order, a contiguous share a thread.
+template <class Op, class Policy, class Source>
+__global__ void __launch_bounds__(kBlock)
+    reduce_ordered(Source src, std::size_t n, typename Op::Acc* partials, unsigned* tickets, void* result) {
+  using Acc = typename Op::Acc;
+  constexpr unsigned kVecs = ch07::unroll_of<Policy, Source>(), kCount = Source::kCount;
+  constexpr std::size_t kTripVectors = std::size_t{kWarp} * kVecs;
+  __shared__ Acc per_warp[kWarps];
+  __shared__ bool last;
+  const unsigned lane = threadIdx.x % kWarp;
+  const std::size_t vectors = n / kCount, trips = (vectors + kTripVectors - 1) / kTripVectors;
+  const std::size_t warps = std::size_t{gridDim.x} * kWarps, w = std::size_t{blockIdx.x} * kWarps + threadIdx.x / kWarp;
+  const std::size_t t0 = trips * w / warps, t1 = trips * (w + 1) / warps;
+  Acc run = Op::identity();  // lane 0: the warp's trips so far
+  const auto trip = [&](std::size_t t, auto guarded) {
+    const std::size_t v0 = t * kTripVectors + std::size_t{lane} * kVecs;
+    typename Source::Loaded x[kVecs];
+#pragma unroll
+    for (unsigned u = 0; u < kVecs; ++u)
+      if (!guarded || v0 + u < vectors) x[u] = src.load(v0 + u);
+    Acc piece = Op::identity();
+#pragma unroll
+    for (unsigned u = 0; u < kVecs; ++u)
+      if (!guarded || v0 + u < vectors)
+#pragma unroll
+        for (unsigned j = 0; j < kCount; ++j) piece = Op::append(piece, src.value(x[u], j), (v0 + u) * kCount + j);
+    piece = ordered_warp_fold<Op>(piece);
+    if (lane == 0) run = Op::combine(run, piece);
+  };
+  for (std::size_t t = t0; t < t1; ++t) {
+    if ((t + 1) * kTripVectors <= vectors)
+      trip(t, std::false_type{});
+    else
+      trip(t, std::true_type{});
+  }
+  if (w == warps - 1 && lane == 0)  // the elements after the last whole vector
+    for (std::size_t i = vectors * kCount; i < n; ++i) run = Op::append(run, src.element(i), i);
+  Acc block = fold_warps_in_order<Op>(run, per_warp);  // thread 0
+  if (gridDim.x == 1) {
+    if (threadIdx.x == 0) Op::store(result, block);
+    return;
+  }
+  if (threadIdx.x == 0) {
+    partials[blockIdx.x] = block;
+    last = ch10::take_ticket<ch10::Tuning>(tickets) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!last) return;
+  // The last block: thread i folds partials [P i / kBlock, P (i + 1) / kBlock), then the block in order.
+  const std::size_t p = gridDim.x, p0 = p * threadIdx.x / kBlock, p1 = p * (threadIdx.x + 1) / kBlock;
+  Acc share = Op::identity();
+  for (std::size_t i = p0; i < p1; ++i) share = Op::combine(share, partials[i]);
+  block = fold_warps_in_order<Op>(ordered_warp_fold<Op>(share), per_warp);
+  if (threadIdx.x == 0) {
+    Op::store(result, block);
+    ch10::Counter(*tickets).store(0, cuda::memory_order_relaxed);  // every block has drawn its ticket
+  }
+}
+
+template <class Op, class Policy = OrderedTuning>
+using OrderedSource = ch07::Array<typename Op::In, typename Policy::Load>;
+
+// Blocks the ordered kernel can hold at once (asked once per device).
+template <class Op, class Policy = OrderedTuning>
+unsigned ordered_max_blocks() {
+  return red::per_device<unsigned>([](int device) {
+    int sms = 0, per_sm = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reduce_ordered<Op, Policy, OrderedSource<Op, Policy>>, kBlock, 0));
+    return static_cast<unsigned>(sms) * std::max(1u, std::min(ch07::kMaxBlocksPerSm, static_cast<unsigned>(per_sm)));
+  });
+}
+
+// Blocks for n elements: a trip a warp at least, at most what the GPU holds at once.
+template <class Op, class Policy = OrderedTuning>
+unsigned ordered_blocks(std::size_t n) {
+  using Source = OrderedSource<Op, Policy>;
+  const std::size_t trip = std::size_t{kWarp} * ch07::unroll_of<Policy, Source>() * Source::kCount;
+  return static_cast<unsigned>(std::clamp<std::size_t>(red::ceil_div(n, trip * kWarps), 1, ordered_max_blocks<Op, Policy>()));
+}
+
+template <class Op>
+struct OrderedScratch {
+  unsigned* tickets;
+  typename Op::Acc* partials;
+  std::size_t zeroed_bytes, bytes;
+  OrderedScratch(void* base, unsigned blocks) {
+    red::ScratchCarver carve(base);
+    tickets = carve.take<unsigned>(1);
+    zeroed_bytes = carve.bytes();
+    partials = carve.take<typename Op::Acc>(blocks);
+    bytes = carve.bytes();
+  }
+};
+template <class Op>
+std::size_t ordered_scratch_bytes(std::size_t) {
+  return OrderedScratch<Op>(nullptr, ordered_max_blocks<Op>()).bytes;
+}
+template <class Op>
+std::size_t ordered_zeroed_scratch_bytes() {
+  return OrderedScratch<Op>(nullptr, ordered_max_blocks<Op>()).zeroed_bytes;
+}
+
+// The order-keeping launcher: any associative operator.
+template <class Op>
+void launch_ordered(const Call& c) {
+  if (c.n == 0) return red::launch_store_identity<Op>(c.output, c.stream);
+  using Source = OrderedSource<Op>;
+  const Source src{static_cast<const typename Op::In*>(c.input)};
+  if (!src.element_aligned()) throw std::invalid_argument("12_custom_ops: input not aligned to its element type");
+  const OrderedScratch<Op> s(c.scratch, ordered_max_blocks<Op>());
+  reduce_ordered<Op, OrderedTuning, Source><<<ordered_blocks<Op>(c.n), kBlock, 0, c.stream>>>(src, c.n, s.partials, s.tickets,
+                                                                                               c.output);
+  CUDA_CHECK_LAUNCH();
+}
+
+// ---- any / all with votes ------------------------------------------------------------------------------
+
+// Over bytes (nonzero is true). Each thread reads 16-byte vectors in chapter 07's tiles, kVotes of
+// them a trip, and keeps one bit: any byte nonzero (kAll false) or any byte zero (kAll true, the
+// answer then being "not all"). A block votes with one __syncthreads_or. With kEarlyExit a warp
+// whose lanes found the deciding byte sets a stop flag (a relaxed store), and every warp reads it
+// once a trip and leaves the loop when set: the bytes after are never read. The answer does not
+// depend on which blocks stopped. The last block (a ticket) ORs the blocks' bits, writes the
+// result and sets the counter and the flag back to 0.
+constexpr unsigned kVotes = 8;  // 128 bytes in flight a thread
+
+__device__ inline bool decides(uint4 v, bool all) {
+  if (!all) return (v.x | v.y | v.z | v.w) != 0;  // a nonzero byte somewhere
+  // A zero byte somewhere: __vcmpeq4 sets 0xff in each byte lane that equals zero.
+  return (__vcmpeq4(v.x, 0) | __vcmpeq4(v.y, 0) | __vcmpeq4(v.z, 0) | __vcmpeq4(v.w, 0)) != 0;
+}
+
+template <bool kAll, bool kEarlyExit>
+__global__ void __launch_bounds__(kBlock)
+    any_all_votes(const std::uint8_t* in, std::size_t n, unsigned* partials, unsigned* tickets, unsigned* stop,
+                  int* result) {
+  __shared__ bool last;
+  const unsigned lane = threadIdx.x % kWarp;
+  const bool aligned = reinterpret_cast<std::uintptr_t>(in) % 16 == 0;
+  const std::size_t vectors = aligned ? n / 16 : 0;
+  const std::size_t tile = std::size_t{kBlock} * kVotes, rounds = vectors / tile / gridDim.x;
+  bool found = false;
+  unsigned stopped = 0;  // lane 0: the flag as read at the previous trip (its load flies during the trip)
+  for (std::size_t r = 0; r < rounds; ++r) {
+    if constexpr (kEarlyExit) {
+      if (__shfl_sync(0xffffffffu, stopped, 0)) break;
+      if (lane == 0) stopped = ch10::Counter(*stop).load(cuda::memory_order_relaxed);
+    }
+    const std::size_t first = (r * gridDim.x + blockIdx.x) * tile + threadIdx.x;
+    uint4 x[kVotes];
+#pragma unroll
+    for (unsigned u = 0; u < kVotes; ++u) x[u] = __ldg(reinterpret_cast<const uint4*>(in) + first + u * kBlock);
+#pragma unroll
+    for (unsigned u = 0; u < kVotes; ++u) found |= decides(x[u], kAll);
+    if constexpr (kEarlyExit)
+      if (__any_sync(0xffffffffu, found) && lane == 0) ch10::Counter(*stop).store(1, cuda::memory_order_relaxed);
+  }
+  // The rest: whole vectors one per thread, then single bytes (all of them when unaligned).
+  const std::size_t thread = std::size_t{blockIdx.x} * kBlock + threadIdx.x, threads = std::size_t{gridDim.x} * kBlock;
+  for (std::size_t v = rounds * gridDim.x * tile + thread; v < vectors; v += threads)
+    found |= decides(__ldg(reinterpret_cast<const uint4*>(in) + v), kAll);
+  for (std::size_t i = vectors * 16 + thread; i < n; i += threads) found |= kAll ? in[i] == 0 : in[i] != 0;
+  const bool block_found = __syncthreads_or(found);
+  if (gridDim.x == 1) {
+    if (threadIdx.x == 0) *result = kAll ? !block_found : block_found;
+    return;
+  }
+  if (threadIdx.x == 0) {
+    partials[blockIdx.x] = block_found;
+    last = ch10::take_ticket<ch10::Tuning>(tickets) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!last) return;
+  bool any = false;
+  for (unsigned i = threadIdx.x; i < gridDim.x; i += kBlock) any |= partials[i] != 0;
+  any = __syncthreads_or(any);
+  if (threadIdx.x == 0) {
+    *result = kAll ? !any : any;
+    ch10::Counter(*tickets).store(0, cuda::memory_order_relaxed);
+    ch10::Counter(*stop).store(0, cuda::memory_order_relaxed);
+  }
+}
+
+template <bool kAll, bool kEarlyExit>
+unsigned votes_max_blocks() {
+  return red::per_device<unsigned>([](int device) {
+    int sms = 0, per_sm = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, any_all_votes<kAll, kEarlyExit>, kBlock, 0));
+    return static_cast<unsigned>(sms) * std::max(1u, std::min(ch07::kMaxBlocksPerSm, static_cast<unsigned>(per_sm)));
+  });
+}
+
+struct VoteScratch {
+  unsigned *tickets, *stop, *partials;
+  std::size_t zeroed_bytes, bytes;
+  VoteScratch(void* base, unsigned blocks) {
+    red::ScratchCarver carve(base);
+    tickets = carve.take<unsigned>(1);
+    stop = carve.take<unsigned>(1);
+    zeroed_bytes = carve.bytes();
+    partials = carve.take<unsigned>(blocks);
+    bytes = carve.bytes();
+  }
+};
+template <bool kAll, bool kEarlyExit>
+std::size_t votes_scratch_bytes() {
+  return VoteScratch(nullptr, votes_max_blocks<kAll, kEarlyExit>()).bytes;
+}
+template <bool kAll, bool kEarlyExit>
+std::size_t votes_zeroed_scratch_bytes() {
+  return VoteScratch(nullptr, votes_max_blocks<kAll, kEarlyExit>()).zeroed_bytes;
+}
+
+// any (kAll false) or all (kAll true) of n bytes: the int 0 or 1 at the result.
+template <bool kAll, bool kEarlyExit>
+void launch_votes(const Call& c) {
+  if (c.n == 0) return red::launch_store_identity<std::conditional_t<kAll, AllNonzero, AnyNonzero>>(c.output, c.stream);
+  const unsigned max_blocks = votes_max_blocks<kAll, kEarlyExit>();
+  const VoteScratch s(c.scratch, max_blocks);
+  const std::size_t tiles = red::ceil_div(c.n, std::size_t{kBlock} * kVotes * 16);
+  const unsigned blocks = static_cast<unsigned>(std::clamp<std::size_t>(tiles, 1, max_blocks));
+  any_all_votes<kAll, kEarlyExit><<<blocks, kBlock, 0, c.stream>>>(static_cast<const std::uint8_t*>(c.input), c.n, s.partials,
+                                                                    s.tickets, s.stop, static_cast<int*>(c.output));
+  CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace ch12

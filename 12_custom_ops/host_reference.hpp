@@ -5,16 +5,19 @@
 // below the float bounds it checks. The bounds, with eps = 2^-23 (float's machine epsilon) and
 // `depth` the longest chain of combines an element goes through (depth(), below):
 //   argmin, min/max, any/all       exact
-//   sum of logs (LogProduct)       |ln|p| error| <= (depth + 2) eps sum |ln|x_i||  (a sum's bound,
-//                                  common/reference.hpp, plus logf's 1 ulp per element)
+//   sum of logs (LogProduct)       |ln|p| error| <= (depth + 3) eps sum |ln|x_i|| + n 2^-22 ln 2
+//                                  (a sum's bound, common/reference.hpp, plus each term's rounding
+//                                  and __log2f's 2^-22 on the mantissa, CUDA Math API)
 //   mantissa/exponent, product     relative error <= (n + 1) eps: every multiplication rounds once
 //                                  (Higham, "Accuracy and Stability of Numerical Algorithms",
 //                                  2nd ed., Lemma 3.1 and section 3.1: a product of n numbers has
 //                                  relative error at most gamma_(n-1))
-//   log-sum-exp (online)           |error| <= (3 depth + 6) eps + eps |lse|: each term's exp is
-//                                  within 2 ulp (CUDA's expf), each merge rescales by one more exp
-//                                  and rounds the sum, and log of a relative error e is an absolute
-//                                  error e; the shifted form's analysis is in P. Blanchard,
+//   log-sum-exp (online)           |error| <= (3 depth + 6 + 104) eps + eps |lse|: a thread's
+//                                  terms come from __expf, within 2 + 1.16 |y| ulp of exp(y) (CUDA
+//                                  Math API), at most 104 ulp for the y >= -88 that matter; each
+//                                  merge rescales by one more exp (expf, 2 ulp) and rounds the sum;
+//                                  log of a relative error e is an absolute error e. The shifted
+//                                  form's analysis is in P. Blanchard,
 //                                  D. J. Higham, N. J. Higham, "Accurately computing the
 //                                  log-sum-exp and softmax functions", IMA J. Numer. Anal. 41(4),
 //                                  2021
@@ -231,7 +234,7 @@ ProductReference product_reference(const T* x, std::size_t n) {
     logs.add(l);
     abs_logs.add(std::fabs(l));
   }
-  r.log_abs = logs.value();
+  r.log_abs = inf ? std::numeric_limits<double>::infinity() : logs.value();  // (a compensated sum of inf is NaN)
   r.abs_log_sum = abs_logs.value();
   if (zero && inf) r.nan = true;
   if (zero) {

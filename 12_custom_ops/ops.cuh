@@ -109,12 +109,14 @@ struct Product {
   __device__ static void store(void* out, Acc a) { *static_cast<float*>(out) = a; }
 };
 
-// The product as a sum of logarithms: ln|p| = sum ln|x_i|, with the sign as the parity of the
-// negative factors and a zero factor remembered apart (ln 0 = -inf would turn the sum into NaN
-// beside a +inf). The result is (ln|p|, sign): any size. Its error is the sum's, in units of the
-// logarithms, plus one rounding of each logf.
+// The product as a sum of logarithms: log2|p| = sum log2|x_i|, with the sign as the parity of the
+// negative factors and a zero factor remembered apart (log 0 = -inf would turn the sum into NaN
+// beside a +inf). The result is (ln|p|, sign): any size. Each log2|x| is the exponent (exact)
+// plus the hardware's log2 of the mantissa in [1, 2) (__log2f: within 2^-22 there), so a term
+// errs by 2^-22 plus one rounding: the sum's error is n 2^-22 plus a sum's (host_reference.hpp).
+// An exact logf per element costs three times the instructions and halved the bandwidth.
 struct LogMagnitude {
-  float log_abs;  // sum of ln|x|
+  float log2_abs;  // sum of log2|x|
   unsigned flags;  // bit 0: an odd number of negative factors; bit 1: a zero factor
 };
 template <class T>
@@ -123,20 +125,32 @@ struct LogProduct {
   using Acc = LogMagnitude;
   static constexpr bool kCommutative = true;
   __host__ __device__ static Acc identity() { return {0.0f, 0u}; }
+  // Branch-free: a subnormal is first scaled by 2^24 (exactly); inf and NaN come back as they
+  // are (log2 inf = inf); 0 is flagged by the caller.
+  __device__ static float log2_magnitude(float v) {
+    const float a = fabsf(v);
+    const bool tiny = a < 1.17549435e-38f;  // FLT_MIN: subnormal or zero
+    const float s = tiny ? a * 16777216.0f : a;
+    const unsigned bits = __float_as_uint(s), field = bits >> 23;
+    const float mantissa = __uint_as_float((bits & 0x007fffffu) | 0x3f800000u);  // in [1, 2)
+    const float log2 = static_cast<float>(static_cast<int>(field) - (tiny ? 151 : 127)) + __log2f(mantissa);
+    return field == 0xffu ? s : log2;
+  }
   __device__ static Acc load(T x, std::size_t) {
     const float v = to_wide(x);
     const bool zero = v == 0.0f;
-    return {zero ? 0.0f : logf(fabsf(v)), (signbit(v) ? 1u : 0u) | (zero ? 2u : 0u)};
+    return {zero ? 0.0f : log2_magnitude(v), (signbit(v) ? 1u : 0u) | (zero ? 2u : 0u)};
   }
   __device__ static Acc combine(const Acc& a, const Acc& b) {
-    return {a.log_abs + b.log_abs, ((a.flags ^ b.flags) & 1u) | ((a.flags | b.flags) & 2u)};
+    return {a.log2_abs + b.log2_abs, ((a.flags ^ b.flags) & 1u) | ((a.flags | b.flags) & 2u)};
   }
   __device__ static Acc append(const Acc& a, T x, std::size_t i) { return combine(a, load(x, i)); }
   // Result: ln|p| (float; -inf for a zero factor) at byte 0, the sign (int: 1, -1 or 0) at byte 4.
   __device__ static void store(void* out, const Acc& a) {
     // A zero factor gives 0, unless a NaN or an infinite factor came too (0 x inf is NaN).
     const bool zero = a.flags & 2u;
-    static_cast<float*>(out)[0] = zero ? (is_nan(a.log_abs) || a.log_abs == kInf ? nanf("") : -kInf) : a.log_abs;
+    const float ln = a.log2_abs * 0.693147180559945f;
+    static_cast<float*>(out)[0] = zero ? (is_nan(a.log2_abs) || a.log2_abs == kInf ? nanf("") : -kInf) : ln;
     static_cast<int*>(out)[1] = zero ? 0 : (a.flags & 1u) ? -1 : 1;
   }
 };
@@ -161,7 +175,15 @@ struct ScaledProduct {
   }
   __device__ static Acc load(T x, std::size_t) { return normalised(to_wide(x), 0); }
   __device__ static Acc combine(const Acc& a, const Acc& b) { return normalised(a.mantissa * b.mantissa, a.exponent + b.exponent); }
-  __device__ static Acc append(const Acc& a, T x, std::size_t i) { return combine(a, load(x, i)); }
+  // x after everything in a: the running mantissa times x, renormalised from its exponent bits
+  // (a normal float's exponent field less 126 is frexp's k); subnormals, 0, inf and NaN, rare,
+  // go through frexpf.
+  __device__ static Acc append(const Acc& a, T x, std::size_t) {
+    const float m = a.mantissa * to_wide(x);
+    const unsigned bits = __float_as_uint(m), field = (bits >> 23) & 0xffu;
+    if (field == 0 || field == 0xffu) return normalised(m, a.exponent);
+    return {__uint_as_float((bits & 0x807fffffu) | (126u << 23)), a.exponent + static_cast<int>(field) - 126};
+  }
   // Result: the mantissa (float) at byte 0, the exponent (int) at byte 4.
   __device__ static void store(void* out, const Acc& a) { *static_cast<Scaled*>(out) = a; }
 };
@@ -234,15 +256,17 @@ struct LogSumExp {
     if (m == kInf) return {kInf, 1.0f};
     return {m, a.sum * expf(a.max - m) + b.sum * expf(b.max - m)};
   }
-  // x after everything in a: one exponential, of whichever side is below the new maximum.
+  // x after everything in a: one exponential, of whichever side is below the new maximum, with
+  // the hardware's exp2 (__expf: 2 + 1.16 |y| ulp for exp(y), y <= 0 here; the bound counts it).
+  // max.NaN and min.NaN propagate a NaN (fmaxf would drop it); a -inf below adds 0; with both
+  // infinite the sum turns NaN but the max, inf, decides the result (store).
   __device__ static Acc append(const Acc& a, T x, std::size_t) {
     const float v = to_wide(x);
-    const float m = fmaxf(a.max, v);  // fmaxf: a NaN x is dropped here and caught below
-    if (is_nan(v) || is_nan(a.max)) return {v + a.max, 1.0f};
-    if (m == -kInf) return a;
-    if (m == kInf) return {kInf, 1.0f};
-    const float e = expf(fminf(a.max, v) - m);  // <= 1
-    return {m, v > a.max ? a.sum * e + 1.0f : a.sum + e};
+    float m, lo;
+    asm("max.NaN.f32 %0, %1, %2;" : "=f"(m) : "f"(a.max), "f"(v));
+    asm("min.NaN.f32 %0, %1, %2;" : "=f"(lo) : "f"(a.max), "f"(v));
+    const float e = lo == -kInf ? 0.0f : __expf(lo - m);
+    return {m, v > a.max ? fmaf(a.sum, e, 1.0f) : a.sum + e};
   }
   __device__ static void store(void* out, const Acc& a) {
     *static_cast<float*>(out) = (a.max == -kInf || a.max == kInf || is_nan(a.max)) ? a.max : a.max + logf(a.sum);

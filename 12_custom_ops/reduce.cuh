@@ -62,28 +62,28 @@ red::ReduceCall as_reduce_call(const Call& c) {
   return r;
 }
 
-template <class Op>
+template <class Op, class Policy = ch10::Tuning>
 std::size_t scratch_bytes(std::size_t n) {
-  return ch10::scratch_bytes<Op>(n);
+  return ch10::scratch_bytes<Op, Policy>(n);
 }
-template <class Op>
+template <class Op, class Policy = ch10::Tuning>
 std::size_t zeroed_scratch_bytes() {
-  return ch10::zeroed_scratch_bytes<Op>();
+  return ch10::zeroed_scratch_bytes<Op, Policy>();
 }
 // The lesson's launcher for a commutative operator: chapter 10's kernel, unchanged.
-template <class Op>
+template <class Op, class Policy = ch10::Tuning>
 void launch(const Call& c) {
   if constexpr (!Op::kCommutative)
     throw std::invalid_argument("12_custom_ops: this operator is not commutative; the reordering kernel would "
                                 "combine its elements out of order (use launch_ordered)");
   else
-    ch10::launch<Op>(as_reduce_call<Op>(c));
+    ch10::launch<Op, Policy>(as_reduce_call<Op>(c));
 }
 // The same kernel whatever the operator says: the demonstration that a non-commutative operator
 // comes out wrong from it (the tests and the program show it).
-template <class Op>
+template <class Op, class Policy = ch10::Tuning>
 void launch_reordering_anyway(const Call& c) {
-  ch10::launch<Op>(as_reduce_call<Op>(c));
+  ch10::launch<Op, Policy>(as_reduce_call<Op>(c));
 }
 
 // ---- the order-keeping kernel --------------------------------------------------------------------
@@ -129,37 +129,61 @@ __device__ typename Op::Acc fold_warps_in_order(typename Op::Acc v, typename Op:
 // The policy: chapter 07's loads (16-byte vectors, up to 8 a lane and 32 elements a trip).
 struct OrderedTuning : ch07::Tuning {};
 
-// Every warp takes a contiguous run of trips (warp w of W: trips [T w / W, T (w + 1) / W)); in
-// trip t lane l loads vectors t x 32 x kVecs + l x kVecs + [0, kVecs): a contiguous piece, and
-// the lanes' pieces in lane order. A lane folds its piece left to right, the warp folds its lanes
-// in order (ordered_warp_fold) and lane 0 appends that to the warp's run. The elements past the
-// last whole vector come last, in the last warp. Blocks fold their warps in order; the last block
-// (chapter 10's acq_rel ticket) folds the blocks' partials in order, a contiguous share a thread.
+// Every warp takes a contiguous run of trips (warp w of W: trips [T w / W, T (w + 1) / W)). A trip
+// is 32 x kVecs vectors, loaded as chapter 07 loads them (lane l takes vectors l, l + 32, ...: a
+// warp's load covers 512 contiguous bytes) and passed through the warp's shared memory so that
+// lane l gets the contiguous vectors l x kVecs + [0, kVecs) (loading those directly, a warp's load
+// would touch 32 lines, and the L1 becomes the limit). A lane folds its piece left to right, the
+// warp folds its lanes in order (ordered_warp_fold) and lane 0 appends that to the warp's run. The
+// elements past the last whole vector come last, in the last warp. Blocks fold their warps in
+// order; the last block (chapter 10's acq_rel ticket) folds the blocks' partials in order, a
+// contiguous share a thread.
 template <class Op, class Policy, class Source>
 __global__ void __launch_bounds__(kBlock)
     reduce_ordered(Source src, std::size_t n, typename Op::Acc* partials, unsigned* tickets, void* result) {
   using Acc = typename Op::Acc;
+  using Loaded = typename Source::Loaded;
   constexpr unsigned kVecs = ch07::unroll_of<Policy, Source>(), kCount = Source::kCount;
   constexpr std::size_t kTripVectors = std::size_t{kWarp} * kVecs;
   __shared__ Acc per_warp[kWarps];
   __shared__ bool last;
+  // A trip of each warp, as 16-byte words (one STS.128 or LDS.128 a vector; a struct of four
+  // floats would be stored a float at a time, four times the shared-memory wavefronts): vector q
+  // of lane L sits at L kVecs + (q % kVecs) ^ (L % kVecs), so that neither the stores nor the loads
+  // of a quarter-warp share a bank.
+  static_assert(sizeof(Loaded) == sizeof(uint4), "a loaded vector is 16 bytes");
+  __shared__ uint4 staged[kWarps][kWarp * kVecs];
   const unsigned lane = threadIdx.x % kWarp;
+  uint4* const stage = staged[threadIdx.x / kWarp];
   const std::size_t vectors = n / kCount, trips = (vectors + kTripVectors - 1) / kTripVectors;
   const std::size_t warps = std::size_t{gridDim.x} * kWarps, w = std::size_t{blockIdx.x} * kWarps + threadIdx.x / kWarp;
   const std::size_t t0 = trips * w / warps, t1 = trips * (w + 1) / warps;
   Acc run = Op::identity();  // lane 0: the warp's trips so far
   const auto trip = [&](std::size_t t, auto guarded) {
-    const std::size_t v0 = t * kTripVectors + std::size_t{lane} * kVecs;
-    typename Source::Loaded x[kVecs];
+    const std::size_t base = t * kTripVectors;
+    Loaded x[kVecs];
 #pragma unroll
     for (unsigned u = 0; u < kVecs; ++u)
-      if (!guarded || v0 + u < vectors) x[u] = src.load(v0 + u);
+      if (!guarded || base + u * kWarp + lane < vectors) x[u] = src.load(base + u * kWarp + lane);
+    __syncwarp();  // the last trip's reads of the stage are done
+#pragma unroll
+    for (unsigned u = 0; u < kVecs; ++u) {
+      const unsigned q = u * kWarp + lane, L = q / kVecs;  // vector q of the trip is lane L's (q % kVecs)-th
+      memcpy(&stage[L * kVecs + ((q % kVecs) ^ (L % kVecs))], &x[u], sizeof(uint4));
+    }
+    __syncwarp();
+#pragma unroll
+    for (unsigned k = 0; k < kVecs; ++k) {
+      const uint4 word = stage[lane * kVecs + (k ^ (lane % kVecs))];
+      memcpy(&x[k], &word, sizeof(uint4));
+    }
+    const std::size_t v0 = base + std::size_t{lane} * kVecs;
     Acc piece = Op::identity();
 #pragma unroll
-    for (unsigned u = 0; u < kVecs; ++u)
-      if (!guarded || v0 + u < vectors)
+    for (unsigned k = 0; k < kVecs; ++k)
+      if (!guarded || v0 + k < vectors)
 #pragma unroll
-        for (unsigned j = 0; j < kCount; ++j) piece = Op::append(piece, src.value(x[u], j), (v0 + u) * kCount + j);
+        for (unsigned j = 0; j < kCount; ++j) piece = Op::append(piece, src.value(x[k], j), (v0 + k) * kCount + j);
     piece = ordered_warp_fold<Op>(piece);
     if (lane == 0) run = Op::combine(run, piece);
   };
@@ -228,25 +252,25 @@ struct OrderedScratch {
     bytes = carve.bytes();
   }
 };
-template <class Op>
+template <class Op, class Policy = OrderedTuning>
 std::size_t ordered_scratch_bytes(std::size_t) {
-  return OrderedScratch<Op>(nullptr, ordered_max_blocks<Op>()).bytes;
+  return OrderedScratch<Op>(nullptr, ordered_max_blocks<Op, Policy>()).bytes;
 }
-template <class Op>
+template <class Op, class Policy = OrderedTuning>
 std::size_t ordered_zeroed_scratch_bytes() {
-  return OrderedScratch<Op>(nullptr, ordered_max_blocks<Op>()).zeroed_bytes;
+  return OrderedScratch<Op>(nullptr, ordered_max_blocks<Op, Policy>()).zeroed_bytes;
 }
 
 // The order-keeping launcher: any associative operator.
-template <class Op>
+template <class Op, class Policy = OrderedTuning>
 void launch_ordered(const Call& c) {
   if (c.n == 0) return red::launch_store_identity<Op>(c.output, c.stream);
-  using Source = OrderedSource<Op>;
+  using Source = OrderedSource<Op, Policy>;
   const Source src{static_cast<const typename Op::In*>(c.input)};
   if (!src.element_aligned()) throw std::invalid_argument("12_custom_ops: input not aligned to its element type");
-  const OrderedScratch<Op> s(c.scratch, ordered_max_blocks<Op>());
-  reduce_ordered<Op, OrderedTuning, Source><<<ordered_blocks<Op>(c.n), kBlock, 0, c.stream>>>(src, c.n, s.partials, s.tickets,
-                                                                                               c.output);
+  const OrderedScratch<Op> s(c.scratch, ordered_max_blocks<Op, Policy>());
+  reduce_ordered<Op, Policy, Source><<<ordered_blocks<Op, Policy>(c.n), kBlock, 0, c.stream>>>(src, c.n, s.partials, s.tickets,
+                                                                                                c.output);
   CUDA_CHECK_LAUNCH();
 }
 

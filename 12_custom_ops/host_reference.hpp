@@ -42,6 +42,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "12_custom_ops/reduce.cuh"
@@ -64,6 +65,14 @@ struct CompensatedSum {
 
 // Which kernel a call goes through.
 enum class Kernel { reordering, ordered, votes, votes_early_exit };
+inline const char* kernel_name(Kernel k) {
+  switch (k) {
+    case Kernel::reordering: return "reordering";
+    case Kernel::ordered: return "ordered";
+    case Kernel::votes: return "votes";
+    default: return "votes_early_exit";
+  }
+}
 
 // The longest chain of combines an element goes through. The reordering kernel: chapter 10's
 // count for its grid. The ordered kernel: its lane's piece of a trip, the warp's fold, the warp's
@@ -73,9 +82,10 @@ template <class Op>
 std::size_t depth(Kernel k, std::size_t n) {
   if (n == 0) return 0;
   if (k == Kernel::reordering) {
-    using Source = ch10::SourceOf<Op, ch10::Tuning>;
-    const unsigned blocks = ch10::grid_blocks<Op, ch10::Tuning>(n, ch10::limits<Op, ch10::Tuning>().max_blocks);
-    return ch10::single_pass_depth(n, blocks, ch07::unroll_of<ch10::Tuning, Source>(), Source::kCount);
+    using Policy = TuningOf<Op>;
+    using Source = ch10::SourceOf<Op, Policy>;
+    const unsigned blocks = ch10::grid_blocks<Op, Policy>(n, ch10::limits<Op, Policy>().max_blocks);
+    return ch10::single_pass_depth(n, blocks, ch07::unroll_of<Policy, Source>(), Source::kCount);
   }
   using Source = OrderedSource<Op>;
   constexpr std::size_t kPiece = std::size_t{ch07::unroll_of<OrderedTuning, Source>()} * Source::kCount;
@@ -324,6 +334,158 @@ inline Verdict within(double got, double want, double bound, const std::string& 
     v.why = what + ": got " + std::to_string(got) + ", want " + std::to_string(want) + ", error " + std::to_string(v.error) +
             " above the bound " + std::to_string(bound);
   return v;
+}
+
+// ---- every operator's check, for the tests and the program alike -------------------------------------
+//
+// verdict_of<Op>(k, x, n, result): the result of kernel k on x[0, n) against its reference and bound.
+// `shown` gets the result as a reader would print it. Exact operators pass only when equal.
+
+template <class Op>
+struct Checker;
+
+inline Verdict exact(bool equal, const std::string& what) {
+  Verdict v;
+  v.passed = equal;
+  if (!equal) v.why = what;
+  return v;
+}
+
+template <class T>
+struct Checker<ArgMin<T>> {
+  static Verdict check(Kernel, const T* x, std::size_t n, const RawResult& r, std::string& shown) {
+    const ArgMinReference want = argmin_reference(x, n);
+    const float value = result_as<float>(r);
+    long long index = 0;
+    std::memcpy(&index, r.data() + 8, 8);
+    shown = "value " + std::to_string(value) + " at " + std::to_string(index);
+    return exact(index == want.index && (value == want.value || both_nan(value, want.value)),
+                 "argmin: got " + shown + ", want " + std::to_string(want.value) + " at " + std::to_string(want.index));
+  }
+};
+template <class T>
+struct Checker<MinMax<T>> {
+  static Verdict check(Kernel, const T* x, std::size_t n, const RawResult& r, std::string& shown) {
+    const MinMaxReference want = minmax_reference(x, n);
+    const Range got = result_as<Range>(r);
+    shown = "[" + std::to_string(got.lo) + ", " + std::to_string(got.hi) + "]";
+    return exact((got.lo == want.lo || both_nan(got.lo, want.lo)) && (got.hi == want.hi || both_nan(got.hi, want.hi)),
+                 "minmax: got " + shown + ", want [" + std::to_string(want.lo) + ", " + std::to_string(want.hi) + "]");
+  }
+};
+// The plain product: within (n + 1) eps of the product where float holds it; where the exact
+// product is outside float's range, the check fails (that is the trap, shown).
+template <class T>
+struct Checker<Product<T>> {
+  static Verdict check(Kernel, const T* x, std::size_t n, const RawResult& r, std::string& shown) {
+    const ProductReference want = product_reference(x, n);
+    const float got = result_as<float>(r);
+    shown = std::to_string(got);
+    if (want.nan) return exact(std::isnan(got), "product: want NaN");
+    const double p = want.value();
+    return within(got, p, (static_cast<double>(n) + 1) * kEps * std::fabs(p), "product");
+  }
+};
+template <class T>
+struct Checker<LogProduct<T>> {
+  static Verdict check(Kernel k, const T* x, std::size_t n, const RawResult& r, std::string& shown) {
+    const ProductReference want = product_reference(x, n);
+    const float log_abs = result_as<float>(r);
+    int sign = 0;
+    std::memcpy(&sign, r.data() + 4, 4);
+    shown = "sign " + std::to_string(sign) + ", ln|p| " + std::to_string(log_abs);
+    if (want.nan) return exact(std::isnan(log_abs), "log product: want NaN");
+    if (sign != want.sign) return exact(false, "log product: sign " + std::to_string(sign) + ", want " + std::to_string(want.sign));
+    const double bound = (depth<LogProduct<T>>(k, n) + 3) * kEps * want.abs_log_sum + n * std::ldexp(std::log(2.0), -22);
+    return within(log_abs, want.log_abs, bound, "ln|product|");
+  }
+};
+template <class T>
+struct Checker<ScaledProduct<T>> {
+  static Verdict check(Kernel, const T* x, std::size_t n, const RawResult& r, std::string& shown) {
+    const ProductReference want = product_reference(x, n);
+    const Scaled got = result_as<Scaled>(r);
+    shown = std::to_string(got.mantissa) + " x 2^" + std::to_string(got.exponent);
+    if (want.nan) return exact(std::isnan(got.mantissa), "scaled product: want NaN");
+    if (want.sign == 0) return exact(got.mantissa == 0.0f, "scaled product: want 0");
+    if ((got.mantissa < 0) != (want.sign < 0)) return exact(false, "scaled product: wrong sign");
+    const double ln = std::log(std::fabs(static_cast<double>(got.mantissa))) + got.exponent * std::log(2.0);
+    return within(ln, want.log_abs, std::log1p((static_cast<double>(n) + 1) * kEps), "ln|m 2^e|");
+  }
+};
+template <class Op>
+struct BytesChecker {
+  static Verdict check(Kernel, const std::uint8_t* x, std::size_t n, const RawResult& r, std::string& shown) {
+    bool any = false, all = true;
+    for (std::size_t i = 0; i < n; ++i) any |= x[i] != 0, all &= x[i] != 0;
+    const bool want = std::is_same_v<Op, AllNonzero> ? all : any;
+    const int got = result_as<int>(r);
+    shown = got ? "true" : "false";
+    return exact(got == int(want), std::string("got ") + shown);
+  }
+};
+template <>
+struct Checker<AnyNonzero> : BytesChecker<AnyNonzero> {};
+template <>
+struct Checker<AllNonzero> : BytesChecker<AllNonzero> {};
+// Both log-sum-exps are held to the online form's bound: the naive one passes where exp does not
+// overflow or underflow, and fails where it does (the trap, shown).
+template <class Op>
+struct LseChecker {
+  static Verdict check(Kernel k, const typename Op::In* x, std::size_t n, const RawResult& r, std::string& shown) {
+    const double want = lse_reference(x, n);
+    const float got = result_as<float>(r);
+    shown = std::to_string(got);
+    return within(got, want, (3.0 * depth<Op>(k, n) + 6 + 104) * kEps + kEps * std::fabs(want), "log-sum-exp");
+  }
+};
+template <class T>
+struct Checker<LogSumExp<T>> : LseChecker<LogSumExp<T>> {};
+template <class T>
+struct Checker<NaiveLogSumExp<T>> : LseChecker<NaiveLogSumExp<T>> {};
+// Both mean/variances against Welford's bound (the naive one fails it on data with a large mean).
+template <class Op>
+struct MomentsChecker {
+  static Verdict check(Kernel k, const typename Op::In* x, std::size_t n, const RawResult& r, std::string& shown) {
+    const MomentsReference want = moments_reference(x, n);
+    const MeanVarianceResult got = result_as<MeanVarianceResult>(r);
+    shown = "mean " + std::to_string(got.mean) + ", variance " + std::to_string(got.variance);
+    if (got.count != n) return exact(false, "count " + std::to_string(got.count));
+    const double d = static_cast<double>(depth<Op>(k, n));
+    const Verdict m = within(got.mean, want.mean, (d + 2) * kEps * want.abs_sum / std::max<double>(1, n), "mean");
+    const double relative = std::isinf(want.kappa) ? 0 : (d + 2) * kEps * want.kappa;
+    Verdict v = within(got.variance, want.variance, relative * want.variance, "variance");
+    if (!m.passed) return m;
+    return v;
+  }
+};
+template <class T>
+struct Checker<MeanVariance<T>> : MomentsChecker<MeanVariance<T>> {};
+template <class T>
+struct Checker<NaiveMeanVariance<T>> : MomentsChecker<NaiveMeanVariance<T>> {};
+// The composed map against the sequential fold, with the ordered kernel's bound (the reordering
+// kernel fails it: the trap, shown). The verdict's error is b's.
+template <>
+struct Checker<ComposeAffine> {
+  static Verdict check(Kernel, const float2* x, std::size_t n, const RawResult& r, std::string& shown) {
+    const AffineReference want = affine_reference(x, n);
+    const Affine got = result_as<Affine>(r);
+    shown = "x -> " + std::to_string(got.a) + " x + " + std::to_string(got.b);
+    const double d = static_cast<double>(depth<ComposeAffine>(Kernel::ordered, n));
+    const Verdict va = within(got.a, want.a, (d + 1) * kEps * std::fabs(want.a) + std::numeric_limits<float>::denorm_min(), "a");
+    const Verdict vb = within(got.b, want.b, 2 * (d + 1) * kEps * want.abs_b, "b");
+    return va.passed ? vb : va;
+  }
+};
+
+template <class Op>
+Verdict verdict_of(Kernel k, const typename Op::In* x, std::size_t n, const RawResult& r, std::string& shown) {
+  return Checker<Op>::check(k, x, n, r, shown);
+}
+template <class Op>
+Verdict verdict_of(Kernel k, const typename Op::In* x, std::size_t n, const RawResult& r) {
+  std::string shown;
+  return verdict_of<Op>(k, x, n, r, shown);
 }
 
 }  // namespace ch12

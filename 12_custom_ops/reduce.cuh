@@ -62,16 +62,36 @@ red::ReduceCall as_reduce_call(const Call& c) {
   return r;
 }
 
-template <class Op, class Policy = ch10::Tuning>
+// Chapter 10's policy, but for the operators whose load is a dozen instructions or more (a log2,
+// a renormalisation): 16 elements a trip, not 32, which leaves the registers for more warps.
+struct SixteenElements : ch10::Tuning {
+  static constexpr unsigned kMaxElements = 16;
+};
+template <class Op>
+struct TuningFor {
+  using type = ch10::Tuning;
+};
+template <class T>
+struct TuningFor<LogProduct<T>> {
+  using type = SixteenElements;
+};
+template <class T>
+struct TuningFor<ScaledProduct<T>> {
+  using type = SixteenElements;
+};
+template <class Op>
+using TuningOf = typename TuningFor<Op>::type;
+
+template <class Op, class Policy = TuningOf<Op>>
 std::size_t scratch_bytes(std::size_t n) {
   return ch10::scratch_bytes<Op, Policy>(n);
 }
-template <class Op, class Policy = ch10::Tuning>
+template <class Op, class Policy = TuningOf<Op>>
 std::size_t zeroed_scratch_bytes() {
   return ch10::zeroed_scratch_bytes<Op, Policy>();
 }
 // The lesson's launcher for a commutative operator: chapter 10's kernel, unchanged.
-template <class Op, class Policy = ch10::Tuning>
+template <class Op, class Policy = TuningOf<Op>>
 void launch(const Call& c) {
   if constexpr (!Op::kCommutative)
     throw std::invalid_argument("12_custom_ops: this operator is not commutative; the reordering kernel would "
@@ -81,7 +101,7 @@ void launch(const Call& c) {
 }
 // The same kernel whatever the operator says: the demonstration that a non-commutative operator
 // comes out wrong from it (the tests and the program show it).
-template <class Op, class Policy = ch10::Tuning>
+template <class Op, class Policy = TuningOf<Op>>
 void launch_reordering_anyway(const Call& c) {
   ch10::launch<Op, Policy>(as_reduce_call<Op>(c));
 }
@@ -126,8 +146,11 @@ __device__ typename Op::Acc fold_warps_in_order(typename Op::Acc v, typename Op:
   return v;
 }
 
-// The policy: chapter 07's loads (16-byte vectors, up to 8 a lane and 32 elements a trip).
-struct OrderedTuning : ch07::Tuning {};
+// The policy: chapter 07's loads (16-byte vectors, up to 8 a lane and 32 elements a trip), and the
+// runs a lane folds its piece of a trip in.
+struct OrderedTuning : ch07::Tuning {
+  static constexpr unsigned kRuns = 4;
+};
 
 // Every warp takes a contiguous run of trips (warp w of W: trips [T w / W, T (w + 1) / W)). A trip
 // is 32 x kVecs vectors, loaded as chapter 07 loads them (lane l takes vectors l, l + 32, ...: a
@@ -144,6 +167,8 @@ __global__ void __launch_bounds__(kBlock)
   using Acc = typename Op::Acc;
   using Loaded = typename Source::Loaded;
   constexpr unsigned kVecs = ch07::unroll_of<Policy, Source>(), kCount = Source::kCount;
+  constexpr unsigned kRuns = kVecs < Policy::kRuns ? kVecs : Policy::kRuns;
+  static_assert(kVecs % kRuns == 0, "the runs split a lane's vectors evenly");
   constexpr std::size_t kTripVectors = std::size_t{kWarp} * kVecs;
   __shared__ Acc per_warp[kWarps];
   __shared__ bool last;
@@ -177,13 +202,24 @@ __global__ void __launch_bounds__(kBlock)
       const uint4 word = stage[lane * kVecs + (k ^ (lane % kVecs))];
       memcpy(&x[k], &word, sizeof(uint4));
     }
+    // The piece as kRuns runs of consecutive vectors folded side by side, then combined in order:
+    // the same order of elements, and a quarter of the dependent chain (an online log-sum-exp
+    // or Welford update per element is a long chain; one run would leave the lane waiting on it).
     const std::size_t v0 = base + std::size_t{lane} * kVecs;
-    Acc piece = Op::identity();
+    Acc runs[kRuns];
+#pragma unroll
+    for (unsigned r = 0; r < kRuns; ++r) runs[r] = Op::identity();
 #pragma unroll
     for (unsigned k = 0; k < kVecs; ++k)
       if (!guarded || v0 + k < vectors)
 #pragma unroll
-        for (unsigned j = 0; j < kCount; ++j) piece = Op::append(piece, src.value(x[k], j), (v0 + k) * kCount + j);
+        for (unsigned j = 0; j < kCount; ++j) {
+          Acc& run_k = runs[k / (kVecs / kRuns)];
+          run_k = Op::append(run_k, src.value(x[k], j), (v0 + k) * kCount + j);
+        }
+    Acc piece = runs[0];
+#pragma unroll
+    for (unsigned r = 1; r < kRuns; ++r) piece = Op::combine(piece, runs[r]);
     piece = ordered_warp_fold<Op>(piece);
     if (lane == 0) run = Op::combine(run, piece);
   };

@@ -47,4 +47,15 @@ using Support = std::vector<OpDType>;
 // Every combination of the given ops and dtypes.
 Support all_of(std::initializer_list<Op> ops, std::initializer_list<DType> dtypes);
 
+// The operators of chapter 12_custom_ops, which only its own program takes (the other programs
+// refuse them by name, pointing there).
+inline constexpr std::string_view kCustomOpNames[] = {
+    "argmin", "minmax", "product", "log_product", "scaled_product", "any", "all", "lse", "lse_naive",
+    "mean_variance", "mean_variance_naive", "affine", "sum_of_squares"};
+inline bool is_custom_op(std::string_view s) {
+  for (std::string_view name : kCustomOpNames)
+    if (name == s) return true;
+  return false;
+}
+
 }  // namespace red

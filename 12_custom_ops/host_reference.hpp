@@ -382,6 +382,11 @@ struct Checker<Product<T>> {
     const float got = result_as<float>(r);
     shown = std::to_string(got);
     if (want.nan) return exact(std::isnan(got), "product: want NaN");
+    if (want.sign == 0) return exact(got == 0.0f, "product: want 0, got " + shown);
+    // Outside float's range (past FLT_MAX, or below the smallest subnormal) no float result is right.
+    if (want.log_abs > std::log(static_cast<double>(std::numeric_limits<float>::max())) ||
+        want.log_abs < std::log(static_cast<double>(std::numeric_limits<float>::denorm_min())))
+      return exact(false, "product: |p| = e^" + std::to_string(want.log_abs) + " is outside float's range; got " + shown);
     const double p = want.value();
     return within(got, p, (static_cast<double>(n) + 1) * kEps * std::fabs(p), "product");
   }

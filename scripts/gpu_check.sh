@@ -134,6 +134,26 @@ if [[ -x "$batched" && ( -z "${SANITIZE_ONLY:-}" || " $SANITIZE_ONLY " == *" 11_
     done
   done
 fi
+# Chapter 12: every operator through the kernels it may take (the automatic one, and the ordered
+# kernel; any/all also the vote kernel with its early exit and the generic kernels), at sizes
+# below one block's tile, across many blocks, and just past a whole trip, each run checked.
+custom="$BUILD_DIR/12_custom_ops/12_custom_ops"
+if [[ -x "$custom" && ( -z "${SANITIZE_ONLY:-}" || " $SANITIZE_ONLY " == *" 12_"* ) ]]; then
+  for op in argmin minmax product log_product scaled_product lse lse_naive mean_variance mean_variance_naive \
+    sum_of_squares affine any all; do
+    kernels="automatic ordered"
+    [[ $op == any || $op == all ]] && kernels="votes early_exit reordering ordered"
+    dist=normal
+    [[ $op == *product ]] && dist=around_one
+    for kernel in $kernels; do
+      for n in 33 1025 100003; do
+        for tool in memcheck racecheck synccheck initcheck; do
+          echo "$tool $custom args --op $op --kernel $kernel --n $n --dist $dist --repeat 1" >>"$jobs_file"
+        done
+      done
+    done
+  done
+fi
 # Harris's steps (03_shared/variants.cuh) and the exercises' solutions run through their test
 # binaries' small cases: the special values (up to 100,003 elements) and the sanitizer's sizes.
 # SANITIZE_ONLY="solutions" runs these alone.

@@ -53,6 +53,30 @@ if [[ -x "$bin" ]]; then
   expect 2 "$bin" --rows 1000 --cols 1000 --input "$tmp/ramp.bin"
   expect 2 "$bin" --strategy columns_naive --rows 10 --cols 10
 fi
+# Chapter 12: every operator at 2^28 (bytes and pairs alike), the traps (a plain product, log-sum-exp
+# and mean/variance that fail their check where the fixes pass; a reordered affine composition),
+# the early exit, a raw input, and the refusals.
+bin="$BUILD_DIR/12_custom_ops/12_custom_ops"
+if [[ -x "$bin" ]]; then
+  for op in argmin minmax log_product scaled_product lse mean_variance sum_of_squares any all affine; do
+    expect 0 "$bin" --op "$op" --n 268435456 --json
+  done
+  expect 1 "$bin" --op product --dist around_one --n 1000003 --json
+  expect 0 "$bin" --op log_product --dist around_one --n 1000003 --json
+  expect 1 "$bin" --op lse_naive --dist near100 --json
+  expect 0 "$bin" --op lse --dist near100 --json
+  expect 1 "$bin" --op mean_variance_naive --dist shifted --json
+  expect 0 "$bin" --op mean_variance --dist shifted --json
+  expect 1 "$bin" --op affine --kernel reordering --json
+  expect 0 "$bin" --op any --kernel early_exit --true-at start --json
+  expect 0 "$bin" --op all --kernel early_exit --true-at none --json
+  expect 0 "$bin" --op minmax --input "$tmp/ramp.bin" --json
+  expect 2 "$bin" --op lse --kernel votes
+  expect 2 "$bin" --op lse --input "$tmp/odd.bin"
+  expect 2 "$bin" --op lse --n 68719476736
+  expect 2 "$bin" --op nope
+  expect 2 "$BUILD_DIR/07_two_pass/07_two_pass" --op lse
+fi
 bin="$BUILD_DIR/01_naive/01_naive"
 expect 2 "$bin" --op dot
 expect 2 "$bin" --n 2^45

@@ -26,39 +26,11 @@
 #include <vector>
 
 #include "12_custom_ops/host_reference.hpp"
+#include "12_custom_ops/user_op.cuh"
 #include "command_line.hpp"
 #include "device_info.hpp"
 #include "harness.hpp"
 #include "timing.hpp"
-
-// The user's own operator: a transform (the square) and a combine (the sum) as functors.
-namespace user {
-struct Plus {
-  __device__ float operator()(float a, float b) const { return a + b; }
-};
-struct Zero {
-  __host__ __device__ float operator()() const { return 0.0f; }
-};
-struct Square {
-  __device__ float operator()(float x) const { return x * x; }
-};
-using SumOfSquares = ch12::FromFunctors<float, float, Plus, Zero, Square>;
-}  // namespace user
-
-// The user's functors' check: the sum of squares against a compensated float64 sum.
-namespace ch12 {
-template <>
-struct Checker<user::SumOfSquares> {
-  static Verdict check(Kernel k, const float* x, std::size_t n, const RawResult& r, std::string& shown) {
-    CompensatedSum want;
-    for (std::size_t i = 0; i < n; ++i) want.add(static_cast<double>(x[i]) * x[i]);
-    const float got = result_as<float>(r);
-    shown = std::to_string(got);
-    return within(got, want.value(), (depth<user::SumOfSquares>(k, n) + 2) * kEps * want.value(),
-                  "sum of squares");
-  }
-};
-}  // namespace ch12
 
 namespace {
 
@@ -190,7 +162,7 @@ int run(const Options& opt) {
   if (opt.op == "mean_variance") return run_op<MeanVariance<float>>(opt, k);
   if (opt.op == "mean_variance_naive") return run_op<NaiveMeanVariance<float>>(opt, k);
   if (opt.op == "affine") return run_op<ComposeAffine>(opt, k);
-  return run_op<user::SumOfSquares>(opt, k);
+  return run_op<user_functors::SumOfSquares>(opt, k);
 }
 
 }  // namespace

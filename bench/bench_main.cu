@@ -102,6 +102,8 @@ int main(int argc, char** argv) {
 
   // Chapter 11: many reductions at once, B x L = 2^26 as rows, columns and segments.
   bench::suite::register_batched();
+  // Chapter 12: its operators at 1 GiB, with CUB on the same functors.
+  bench::suite::register_custom_ops();
 
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;

@@ -45,6 +45,9 @@ std::vector<const Chapter*> variants_10();
 // suite_11.cu: chapter 11's batched shapes (rows, columns, segments) with their strategies and
 // cub::DeviceSegmentedReduce, registered with register_timed
 void register_batched();
+// suite_12.cu: chapter 12's operators at 1 GiB through its kernels and CUB's TransformReduce with
+// the same functors, registered with register_timed (counters error, error_bound, passed)
+void register_custom_ops();
 // suite_09.cu
 const Chapter& chapter_09();
 // cub::DeviceReduce::Max, Min, ArgMax as shipped: what 09's semantics (Reduce with this project's

@@ -38,12 +38,13 @@ import sys
 CSV_COLUMNS = ["chapter", "kernel", "dtype", "op", "n", "bytes", "time_us", "time_p10_us",
                "time_p90_us", "latency_us", "b2b_us", "graph_us", "gbps", "pct_peak",
                "l2_resident", "ratio_to_cub", "variant_of", "params", "layout", "segments",
-               "length"]
+               "length", "error", "error_bound", "passed"]
 # A bench.csv from an older benchmark lacks these; it still reads (every kernel then counts as a
 # lesson's, every row as flat, and the times it lacks are unknown), so that `compare` can set a
 # new run against it.
 OPTIONAL_COLUMNS = ["time_p10_us", "time_p90_us", "latency_us", "b2b_us", "graph_us",
-                    "variant_of", "params", "layout", "segments", "length"]
+                    "variant_of", "params", "layout", "segments", "length", "error", "error_bound",
+                    "passed"]
 FLAT = "flat"
 # The layouts in reading order; a batched row's counter layout_id numbers them from 1 on.
 LAYOUTS = [FLAT, "rows", "columns", "segments"]
@@ -51,6 +52,13 @@ LAYOUTS = [FLAT, "rows", "columns", "segments"]
 JSON_COUNTERS = ["n", "bytes", "time_us", "time_p10_us", "time_p90_us", "latency_us", "gbps",
                  "pct_peak", "l2_resident"]
 OPTIONAL_COUNTERS = ["b2b_us", "graph_us"]
+# Chapter 12's rows check their result beside the time: the error against float64, its bound, and
+# whether it passed (0 is a value here, not "not measured"; an error of 1e300 or more stands for a
+# result that is not finite, inf or NaN, where the answer is finite). Empty on every other row.
+CHECK_COUNTERS = ["error", "error_bound", "passed"]
+# Chapter 12's operators (common/dtype.hpp, kCustomOpNames), set against CUB's TransformReduce
+# with the same functors, which chapter 12 runs itself.
+CUSTOM_OPS_CHAPTER = "12_custom_ops"
 # A batched row's counters besides those: layout_id (an index into LAYOUTS), and its shape.
 BATCHED_COUNTERS = ["segments", "length"]
 # Beside the chapters the benchmark times an empty kernel the same ways, named
@@ -114,6 +122,8 @@ def open_input(path):
 
 def baseline_for(op, dtype):
     """The (chapter, kernel) a row is compared with in ratio_to_cub."""
+    if op not in OP_ORDER:  # chapter 12's operators
+        return CUSTOM_OPS_CHAPTER, "cub_transform_reduce"
     if op == "dot":
         # The library answer to an f32 dot product is cuBLAS; for 16-bit inputs with an f32
         # result, which cuBLAS's Sdot does not take, CUB's TransformReduce of the products.
@@ -248,6 +258,7 @@ def command_csv(bench_json, out_csv):
             skipped.append(f"{name}: non-finite or non-positive {', '.join(bad) or 'time_us'}")
             continue
         row.update({key: optional_counter(entry, key) for key in OPTIONAL_COUNTERS})
+        row.update({key: counter(entry, key) if key in entry else None for key in CHECK_COUNTERS})
         if is_floor:
             floors.setdefault(fields[1], []).append(dict(row, kernel=fields[1]))
             continue
@@ -328,6 +339,7 @@ def parse_row(raw, where):
     # A flat row, or one from before the shape columns: one segment of n elements.
     row.update(segments=int(number("segments")) if raw.get("segments") else 1,
                length=int(number("length")) if raw.get("length") else row["n"])
+    row.update({column: number(column) if raw.get(column) else None for column in CHECK_COUNTERS})
     for item in filter(None, (raw.get("params") or "").split(";")):  # 'coarsening=4;unroll=8'
         key, _, value = item.partition("=")
         try:

@@ -230,7 +230,8 @@ class TestCsv(Results):
 
     def test_flat_rows_have_one_segment_of_n(self):
         header = read(self.csv).splitlines()[0].split(",")
-        self.assertEqual(header[-3:], ["layout", "segments", "length"])  # after params
+        self.assertEqual(header[-6:-3], ["layout", "segments", "length"])  # after params
+        self.assertEqual(header[-3:], ["error", "error_bound", "passed"])  # chapter 12's check, last
         self.assertTrue(all((r["layout"], r["segments"], r["length"]) == ("flat", 1, r["n"])
                             for r in self.rows))
         # A bench.csv from before the shape columns reads the same.

@@ -1,0 +1,35 @@
+// A user's own operator, as a reader would write one for the chapter's launchers: a transform
+// and a combine as functors (CUB's TransformReduce takes the same two), here the sum of squares,
+// with its float64 check. The program, the tests and the benchmark all use this one.
+#pragma once
+
+#include "12_custom_ops/host_reference.hpp"
+
+namespace user_functors {
+
+struct Plus {
+  __device__ float operator()(float a, float b) const { return a + b; }
+};
+struct Zero {
+  __host__ __device__ float operator()() const { return 0.0f; }
+};
+struct Square {
+  __device__ float operator()(float x) const { return x * x; }
+};
+using SumOfSquares = ch12::FromFunctors<float, float, Plus, Zero, Square>;
+
+}  // namespace user_functors
+
+namespace ch12 {
+// Against a compensated float64 sum of the squares, with a sum's bound.
+template <>
+struct Checker<user_functors::SumOfSquares> {
+  static Verdict check(Kernel k, const float* x, std::size_t n, const RawResult& r, std::string& shown) {
+    CompensatedSum want;
+    for (std::size_t i = 0; i < n; ++i) want.add(static_cast<double>(x[i]) * x[i]);
+    const float got = result_as<float>(r);
+    shown = std::to_string(got);
+    return within(got, want.value(), (depth<user_functors::SumOfSquares>(k, n) + 2) * kEps * want.value(), "sum of squares");
+  }
+};
+}  // namespace ch12

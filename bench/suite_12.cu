@@ -1,0 +1,174 @@
+// Chapter 12's operators at 2^28 elements (f32; bytes for any/all; 2^27 (a, b) pairs, also 1 GiB,
+// for the affine maps), each through the lesson's kernel, the order-keeping kernel where the
+// reordering one is the lesson's, and CUB's TransformReduce with the same functors, in the same
+// run. The naive forms run on the data that shows their trap (products of values around one,
+// log-sum-exp near 100, variance of 10^4 + N(0, 1)). Every call is checked against float64 before
+// it is timed; a lesson's failing check fails its row, a trap's is reported in the counters:
+// error and error_bound (bench.csv's columns), passed (0 or 1).
+#include <cmath>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "12_custom_ops/baselines.cuh"
+#include "12_custom_ops/host_reference.hpp"
+#include "12_custom_ops/user_op.cuh"
+#include "device_buffer.hpp"
+#include "suite.hpp"
+
+namespace red::bench::suite {
+
+namespace {
+
+using namespace ch12;
+
+constexpr std::size_t kBytes = std::size_t{1} << 30;  // every input: 1 GiB
+
+// The input of one data set, on the host and the device, shared by the cases that follow each other.
+template <class In>
+struct Data {
+  std::string name;
+  std::vector<In> host;
+  DeviceBuffer device;
+};
+template <class In>
+std::shared_ptr<Data<In>> data_named(const std::string& name) {
+  static std::shared_ptr<Data<In>> last;
+  if (last && last->name == name) return last;
+  last.reset();
+  auto d = std::make_shared<Data<In>>();
+  d->name = name;
+  const std::size_t n = kBytes / sizeof(In);
+  d->host.resize(n);
+  std::mt19937_64 rng(0xC0575 + n);
+  if constexpr (std::is_same_v<In, std::uint8_t>) {
+    const bool all = name.rfind("all", 0) == 0;  // "all_none": all ones; "any_middle": zeros with a 1 at the middle
+    std::fill(d->host.begin(), d->host.end(), all ? 1 : 0);
+    const std::string at = name.substr(name.find('_') + 1);
+    if (at != "none") d->host[at == "start" ? 0 : n / 2] = all ? 0 : 1;
+  } else if constexpr (std::is_same_v<In, float2>) {
+    std::uniform_real_distribution<float> a(0.5f, 1.0f), b(-1.0f, 1.0f);
+    for (auto& s : d->host) s = make_float2(a(rng), b(rng));
+  } else {
+    std::normal_distribution<float> normal(0, 1);
+    std::uniform_real_distribution<float> near100(95, 105), around_one(0.5f, 2.0f);
+    for (std::size_t i = 0; i < n; ++i)
+      d->host[i] = name == "shifted" ? 1e4f + normal(rng)
+                   : name == "near100" ? near100(rng)
+                   : name == "around_one" ? (i % 7 == 0 ? -around_one(rng) : around_one(rng))
+                                          : normal(rng);
+  }
+  d->device = DeviceBuffer(n * sizeof(In));
+  d->device.upload(d->host.data(), n * sizeof(In));
+  last = d;
+  return last;
+}
+
+struct Resources {
+  std::shared_ptr<void> data;
+  DeviceBuffer output, scratch;
+};
+
+// One row: Op through kernel k (or CUB) on data set `data`, `trap` when its check may fail.
+template <class Op>
+void register_op(const std::string& op, const std::string& data, Kernel k, const std::string& kernel_label,
+                 const std::string& variant_of, bool cub = false, bool trap = false, double true_at = -1) {
+  using In = typename Op::In;
+  const std::string dtype = std::is_same_v<In, std::uint8_t> ? "u8" : std::is_same_v<In, float2> ? "f32x2" : "f32";
+  const std::size_t n = kBytes / sizeof(In);
+  const std::string label = "12_custom_ops/" + kernel_label + "/" + op + "/" + dtype + "/" + std::to_string(n);
+  register_timed(label, static_cast<double>(kBytes), [=](cudaStream_t stream) {
+    auto r = std::make_shared<Resources>();
+    const auto d = data_named<In>(data);
+    r->data = d;
+    const In* in = static_cast<const In*>(d->device.get());
+    r->output = DeviceBuffer(64);
+    TimedCase tc;
+    if (cub) {
+      std::size_t bytes = 0;
+      CUDA_CHECK(cub_transform_reduce<Op>(nullptr, bytes, in, n, nullptr, stream));
+      r->scratch = DeviceBuffer(bytes + 16);
+      auto* out = static_cast<typename Op::Acc*>(r->output.get());
+      void* temp = r->scratch.get();
+      tc.call = [=] {
+        std::size_t b = bytes;
+        CUDA_CHECK(cub_transform_reduce<Op>(temp, b, in, n, out, stream));
+      };
+    } else {
+      r->scratch = DeviceBuffer(scratch_for<Op>(k, n));
+      r->scratch.zero_prefix(zeroed_for<Op>(k));
+      Call c;
+      c.input = in;
+      c.n = n;
+      c.output = r->output.get();
+      c.scratch = r->scratch.get();
+      c.scratch_bytes = r->scratch.bytes();
+      c.stream = stream;
+      tc.call = [=] { launch_with<Op>(k, c); };
+      tc.call();
+      CUDA_CHECK(cudaStreamSynchronize(stream));
+      RawResult raw{};
+      r->output.download(raw.data(), raw.size());
+      const Verdict v = verdict_of<Op>(k, d->host.data(), n, raw);
+      if (!v.passed && !trap) tc.wrong = v.why;
+      // JSON has no inf or NaN: a result that is not finite where the answer is reads 1e300 (plot.py).
+      tc.counters["error"] = std::isfinite(v.error) ? v.error : 1e300;
+      tc.counters["error_bound"] = std::isfinite(v.bound) ? v.bound : 1e300;
+      tc.counters["passed"] = v.passed ? 1 : 0;
+    }
+    tc.elements = static_cast<double>(n);
+    tc.bytes = static_cast<double>(kBytes);
+    tc.variant_of = variant_of;
+    if (true_at >= 0) tc.counters["param_true_at"] = true_at;  // 0 start, 1 middle, 2 nowhere
+    tc.keep = r;
+    return tc;
+  });
+}
+
+// The lesson's kernel, the order-keeping one as its variant, and CUB.
+template <class Op>
+void register_commutative(const std::string& op, const std::string& data, bool trap = false) {
+  register_op<Op>(op, data, Kernel::reordering, "reduce", "", false, trap);
+  register_op<Op>(op, data, Kernel::ordered, "reduce_ordered", "reduce", false, trap);
+  register_op<Op>(op, data, Kernel::reordering, "cub_transform_reduce", "", true);
+}
+
+}  // namespace
+
+void register_custom_ops() {
+  register_commutative<ArgMin<float>>("argmin", "normal");
+  register_commutative<MinMax<float>>("minmax", "normal");
+  register_commutative<user_functors::SumOfSquares>("sum_of_squares", "normal");
+  register_commutative<Product<float>>("product", "around_one", true);
+  register_commutative<LogProduct<float>>("log_product", "around_one");
+  register_commutative<ScaledProduct<float>>("scaled_product", "around_one");
+  register_commutative<NaiveLogSumExp<float>>("lse_naive", "near100", true);
+  register_commutative<LogSumExp<float>>("lse", "near100");
+  register_commutative<NaiveMeanVariance<float>>("mean_variance_naive", "shifted", true);
+  register_commutative<MeanVariance<float>>("mean_variance", "shifted");
+  // Affine maps: the order-keeping kernel is the lesson; CUB does not support non-commutative operators.
+  register_op<ComposeAffine>("affine", "pairs", Kernel::ordered, "reduce_ordered", "");
+  // any / all: the vote kernel, its early exit where the deciding byte is at the start, the
+  // middle or nowhere, the generic kernel, and CUB.
+  for (const char* op : {"any", "all"}) {
+    const bool all = std::string(op) == "all";
+    const auto with = [&](auto* tag) {
+      using Op = std::remove_pointer_t<decltype(tag)>;
+      const std::string none = std::string(op) + "_none";
+      register_op<Op>(op, none, Kernel::votes, "reduce", "", false, false, 2);
+      register_op<Op>(op, none, Kernel::reordering, "reduce_generic", "reduce", false, false, 2);
+      register_op<Op>(op, none, Kernel::reordering, "cub_transform_reduce", "", true, false, 2);
+      int at = 0;
+      for (const char* where : {"start", "middle", "none"})
+        register_op<Op>(op, std::string(op) + "_" + where, Kernel::votes_early_exit, "reduce_early_exit", "reduce", false,
+                        false, at++);
+    };
+    if (all)
+      with(static_cast<AllNonzero*>(nullptr));
+    else
+      with(static_cast<AnyNonzero*>(nullptr));
+  }
+}
+
+}  // namespace red::bench::suite

@@ -1016,5 +1016,86 @@ class TestBatched(Results):
                                 "no rows of chapter 11_batched")
 
 
+def custom_entry(kernel, op, dtype, n, gbps, error=None, bound=None, passed=None, variant_of="", **params):
+    """A chapter 12 row as common/bench.cpp writes one: the flat counters, and the check's."""
+    e = {"name": f"12_custom_ops/{kernel}/{op}/{dtype}/{n}/iterations:1/manual_time", "run_type": "iteration",
+         "n": float(n), "bytes": float(2 ** 30), "time_us": 2 ** 30 / gbps / 1e3, "gbps": gbps,
+         "pct_peak": gbps / 48.0, "l2_resident": 0.0, "latency_us": 300.0, "reps": 20.0}
+    e.update(time_p10_us=e["time_us"] * 0.98, time_p90_us=e["time_us"] * 1.02)
+    if error is not None:
+        e.update(error=error, error_bound=bound, passed=float(passed))
+    if variant_of:
+        e["label"] = "variant of " + variant_of
+    e.update({"param_" + k: float(v) for k, v in params.items()})
+    return e
+
+
+class TestCustomOps(Results):
+    """Chapter 12's rows: flat, with the check's counters (error, error_bound, passed) beside the
+    time, set against chapter 07's f32 sum of the same bytes and CUB's TransformReduce."""
+
+    def setUp(self):
+        self.bench_json = os.path.join(tempfile.mkdtemp(prefix="plot_custom_"), "bench.json")
+        self.addCleanup(shutil.rmtree, os.path.dirname(self.bench_json))
+        write_json(self.bench_json, json_entries() + [
+            custom_entry("reduce", "lse", "f32", 2 ** 28, 4300.0, 1.5e-6, 4e-5, 1),
+            custom_entry("reduce_ordered", "lse", "f32", 2 ** 28, 3200.0, 2e-6, 4e-5, 1, "reduce"),
+            custom_entry("cub_transform_reduce", "lse", "f32", 2 ** 28, 2700.0),
+            custom_entry("reduce", "lse_naive", "f32", 2 ** 28, 4400.0, 1e300, 4e-5, 0),
+            custom_entry("reduce", "any", "u8", 2 ** 30, 4100.0, 0.0, 0.0, 1, true_at=2),
+            custom_entry("reduce_early_exit", "any", "u8", 2 ** 30, 9900.0, 0.0, 0.0, 1, "reduce", true_at=0),
+            custom_entry("cub_transform_reduce", "any", "u8", 2 ** 30, 3300.0, true_at=2)])
+        super().setUp()
+
+    def custom(self, kernel, op, **params):
+        return next(r for r in self.rows if (r["chapter"], r["kernel"], r["op"]) == ("12_custom_ops", kernel, op)
+                    and all(r["params"].get(k) == v for k, v in params.items()))
+
+    def test_check_columns_and_ratio_to_cub(self):
+        lse = self.custom("reduce", "lse")
+        self.assertEqual((lse["error"], lse["error_bound"], lse["passed"]), (1.5e-6, 4e-5, 1))
+        self.assertAlmostEqual(lse["ratio_to_cub"], 4300.0 / 2700.0)
+        self.assertIsNone(self.custom("cub_transform_reduce", "lse")["error"])
+        self.assertAlmostEqual(self.custom("reduce", "any", true_at=2)["ratio_to_cub"], 4100.0 / 3300.0)
+        # Every other row leaves the check's columns empty.
+        self.assertTrue(all(r["error"] is None for r in self.rows if r["chapter"] != "12_custom_ops"))
+        # The tables and charts of every op and dtype take chapter 12's rows too.
+        for command in ("tables", "charts"):
+            done = run(PLOT, command, self.results)
+            self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn("lse", read(os.path.join(self.results, "tables.md")))
+
+    def test_chapter_readme(self):
+        write(self.path("12_custom_ops", "README.md"), MARKED)
+        done = run(UPDATE_README, "--chapter", self.path("12_custom_ops"), self.results)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        text = read(self.path("12_custom_ops", "README.md"))
+        two_pass = self.row("reduce_two_pass", 2 ** 28)
+        lse = table_after(text, "**lse** (f32, 1 GiB)")
+        self.assertEqual(lse[0], ["kernel", "data", "GB/s", "% of DRAM peak", "× 07_two_pass f32 sum",
+                                  "× `cub_transform_reduce`", "error vs. float64", "bound", "check"])
+        self.assertEqual([line[0] for line in lse[1:]], ["`reduce`", "`reduce_ordered`", "`cub_transform_reduce`"])
+        self.assertEqual(lse[1], ["`reduce`", "", "4300.0", cells(self.custom("reduce", "lse"), "pct_peak")[0],
+                                  f"{4300.0 / two_pass['gbps']:.3f}", f"{4300.0 / 2700.0:.3f}", "1.5e-06", "4e-05", "pass"])
+        self.assertEqual(lse[3][-3:], ["—", "—", "—"])
+        naive = table_after(text, "**lse_naive** (f32, 1 GiB)")
+        self.assertEqual(naive[1][-3:], ["not finite", "4e-05", "**fails**"])
+        any_ = table_after(text, "**any** (u8, 1 GiB)")
+        self.assertEqual([line[:2] for line in any_[1:]], [["`reduce`", "no deciding byte"],
+                                                           ["`reduce_early_exit`", "deciding byte first"],
+                                                           ["`cub_transform_reduce`", "no deciding byte"]])
+
+    def test_top_readme(self):
+        write(self.path("README.md"), MARKED)
+        done = run(UPDATE_README, self.path("README.md"), self.results)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        summary = table_after(read(self.path("README.md")), "Any associative operator")
+        self.assertEqual(summary[0], ["Chapter", "Kernel", "operator", "GB/s", "× 07_two_pass f32 sum",
+                                      "× `cub_transform_reduce`", "error vs. float64", "check"])
+        self.assertEqual([line[:3] for line in summary[1:]], [["12_custom_ops", "`reduce`", "lse"],
+                                                              ["12_custom_ops", "`reduce`", "lse_naive"],
+                                                              ["12_custom_ops", "`reduce`", "any"]])
+
+
 if __name__ == "__main__":
     unittest.main()

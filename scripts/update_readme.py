@@ -153,6 +153,14 @@ def top_section(readme, rows, batched, machine, results_dir):
                   f"`{plot.BATCHED_BASELINE}` at the same shapes (CUB has no column reduction). "
                   "Every shape: the chapter's README.", ""]
         lines += summary + [""]
+    custom = custom_ops_summary(rows)
+    if custom:
+        lines += ["Any associative operator: each of chapter 12's operators over 1 GiB through its "
+                  f"lesson kernel, against chapter 07's f32 sum of the same bytes and CUB's "
+                  "TransformReduce with the same functors in the same run, and its error against "
+                  "float64 (a naive form fails its check: that is its trap). Every kernel: the "
+                  "chapter's README.", ""]
+        lines += custom + [""]
     charts = [(name, alt) for name, alt in plot.CHARTS
               if os.path.exists(os.path.join(results_dir, name))]
     if not charts:
@@ -431,6 +439,90 @@ def batched_chapter(chapter, batched, machine):
     return intro, tables
 
 
+# ---- Chapter 12: any associative operator (flat rows with a check beside the time). ----------
+
+# Every chapter 12 operator reads 1 GiB; chapter 07's f32 sum of the same bytes is the yardstick.
+CUSTOM_OPS_BYTES = 2 ** 30
+CUSTOM_OPS_REFERENCE_CHAPTER = "07_two_pass"
+TRUE_AT = {0: "deciding byte first", 1: "deciding byte at the middle", 2: "no deciding byte"}
+
+
+def custom_ops_reference(rows):
+    """Chapter 07's lead kernel, f32 sum of CUSTOM_OPS_BYTES, in the same run, or None."""
+    lead = lead_kernel(rows, CUSTOM_OPS_REFERENCE_CHAPTER)
+    return next((r for r in plot.select(rows, "sum", "f32") if (r["chapter"], r["kernel"], r["n"])
+                 == (CUSTOM_OPS_REFERENCE_CHAPTER, lead, CUSTOM_OPS_BYTES // 4)), None)
+
+
+def error_cell(value):
+    """An error or bound: 3 significant digits; 1e300 and more stands for a result that is not finite."""
+    if value is None:
+        return "—"
+    return "not finite" if value >= 1e300 else f"{value:.3g}"
+
+
+def check_cell(row):
+    return "—" if row["passed"] is None else "pass" if row["passed"] else "**fails**"
+
+
+def custom_ops_rows(rows, chapter):
+    """The chapter's rows by operator, in bench.csv's order: the lesson, its variants, the library."""
+    by_op = {}
+    for r in rows:
+        if r["chapter"] == chapter:
+            by_op.setdefault(r["op"], []).append(r)
+    order = lambda r: (plot.is_baseline(r["kernel"]), r["variant_of"] != "", r["kernel"],
+                       r["params"].get("true_at", -1))
+    return {op: sorted(rs, key=order) for op, rs in by_op.items()}
+
+
+def custom_ops_table(part, reference):
+    header = ["kernel", "data", "GB/s", "% of DRAM peak", f"× {CUSTOM_OPS_REFERENCE_CHAPTER} f32 sum",
+              f"× `cub_transform_reduce`", "error vs. float64", "bound", "check"]
+    body = [[f"`{r['kernel']}`", TRUE_AT.get(r["params"].get("true_at"), ""), fmt("gbps", r["gbps"]),
+             fmt("pct_peak", r["pct_peak"]), ratio(r, reference),
+             fmt("ratio_to_cub", r["ratio_to_cub"]), error_cell(r["error"]), error_cell(r["error_bound"]),
+             check_cell(r)] for r in part]
+    return plot.markdown_table(header, body)
+
+
+def custom_ops_chapter(chapter, rows, machine):
+    """The intro and the (title, table) pairs of chapter 12: one table per operator."""
+    by_op = custom_ops_rows(rows, chapter)
+    if not by_op:
+        raise plot.InputError(f"bench.csv has no rows of chapter {chapter}")
+    reference = custom_ops_reference(rows)
+    dtypes = lambda part: ", ".join(sorted({r["dtype"] for r in part}))
+    tables = [(f"**{op}** ({dtypes(part)}, 1 GiB)", custom_ops_table(part, reference)) for op, part in by_op.items()]
+    intro = (f"Measured on **{machine.gpu}**. Each operator over 1 GiB of input (2^28 floats, 2^28 bytes "
+             f"or 2^27 (a, b) pairs). GB/s: the input read once, in 10^9 bytes/s, the steady state, the "
+             f"median call among calls queued back to back, cold; % of DRAM peak: of the theoretical "
+             f"DRAM bandwidth ({machine.dram_gbps:.0f} GB/s). `× {CUSTOM_OPS_REFERENCE_CHAPTER} f32 sum`: "
+             f"GB/s divided by chapter 07's f32 sum of the same bytes in the same run; "
+             f"`× cub_transform_reduce`: divided by CUB's TransformReduce with the same functors "
+             f"(> 1: this chapter is faster). The error is against the float64 reference, beside the "
+             f"bound it is held to (host_reference.hpp); a naive form's **fails** is its trap.")
+    return intro, tables
+
+
+def custom_ops_summary(rows):
+    """Chapter 12 in the top README: each operator's lesson kernel, one line each."""
+    reference = custom_ops_reference(rows)
+    body = []
+    for chapter in sorted({r["chapter"] for r in rows if r["error"] is not None}):
+        for op, part in custom_ops_rows(rows, chapter).items():
+            lesson = next((r for r in part if not r["variant_of"] and not plot.is_baseline(r["kernel"])
+                           and r["params"].get("true_at", 2) == 2), None)
+            if lesson:
+                body.append([chapter, f"`{lesson['kernel']}`", op, fmt("gbps", lesson["gbps"]),
+                             ratio(lesson, reference),
+                             fmt("ratio_to_cub", lesson["ratio_to_cub"]), error_cell(lesson["error"]),
+                             check_cell(lesson)])
+    header = ["Chapter", "Kernel", "operator", "GB/s", f"× {CUSTOM_OPS_REFERENCE_CHAPTER} f32 sum",
+              "× `cub_transform_reduce`", "error vs. float64", "check"]
+    return plot.markdown_table(header, body, text_columns=3) if body else []
+
+
 def chapter_section(chapter_dir, rows, batched, machine, results_dir):
     """rows: the flat ones; batched: the others."""
     chapter = os.path.basename(os.path.abspath(chapter_dir))
@@ -445,6 +537,8 @@ def chapter_section(chapter_dir, rows, batched, machine, results_dir):
                  f"library). The last line of each table is the library's own GB/s. \\* L2-resident "
                  f"sizes ({plot.L2_FOOTNOTE}, {machine.l2_label}): the ratio compares L2 and launch "
                  f"times, not DRAM bandwidth.")
+    elif any(r["chapter"] == chapter and r["error"] is not None for r in rows):
+        intro, tables = custom_ops_chapter(chapter, rows, machine)
     elif any(r["chapter"] == chapter for r in batched):
         intro, tables = batched_chapter(chapter, batched, machine)
         if os.path.exists(os.path.join(results_dir, plot.BATCHED_CHART)):

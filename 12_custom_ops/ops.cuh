@@ -112,7 +112,7 @@ struct Product {
 // The product as a sum of logarithms: log2|p| = sum log2|x_i|, with the sign as the parity of the
 // negative factors and a zero factor remembered apart (log 0 = -inf would turn the sum into NaN
 // beside a +inf). The result is (ln|p|, sign): any size. Each log2|x| is the exponent (exact)
-// plus the hardware's log2 of the mantissa in [1, 2) (__log2f: within 2^-22 there), so a term
+// plus the hardware's log2 of the mantissa in [1, 2) (__log2f's: within 2^-22 there), so a term
 // errs by 2^-22 plus one rounding: the sum's error is n 2^-22 plus a sum's (host_reference.hpp).
 // An exact logf per element costs three times the instructions and halved the bandwidth.
 struct LogMagnitude {
@@ -125,21 +125,26 @@ struct LogProduct {
   using Acc = LogMagnitude;
   static constexpr bool kCommutative = true;
   __host__ __device__ static Acc identity() { return {0.0f, 0u}; }
-  // Branch-free: a subnormal is first scaled by 2^24 (exactly); inf and NaN come back as they
-  // are (log2 inf = inf); 0 is flagged by the caller.
+  // Branch-free (a branch per element, with its reconvergence, costs more than the arithmetic):
+  // a subnormal is first scaled by 2^24 (exactly); inf and NaN come back as they are (log2 inf =
+  // inf); a zero is flagged and adds 0. The mantissa is in [1, 2), never subnormal, so the
+  // hardware's lg2.approx.ftz (__log2f's instruction) needs none of __log2f's subnormal handling.
   __device__ static float log2_magnitude(float v) {
     const float a = fabsf(v);
     const bool tiny = a < 1.17549435e-38f;  // FLT_MIN: subnormal or zero
     const float s = tiny ? a * 16777216.0f : a;
     const unsigned bits = __float_as_uint(s), field = bits >> 23;
     const float mantissa = __uint_as_float((bits & 0x007fffffu) | 0x3f800000u);  // in [1, 2)
-    const float log2 = static_cast<float>(static_cast<int>(field) - (tiny ? 151 : 127)) + __log2f(mantissa);
+    float log2_mantissa;
+    asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(log2_mantissa) : "f"(mantissa));
+    const float log2 = static_cast<float>(static_cast<int>(field) - (tiny ? 151 : 127)) + log2_mantissa;
     return field == 0xffu ? s : log2;
   }
   __device__ static Acc load(T x, std::size_t) {
     const float v = to_wide(x);
     const bool zero = v == 0.0f;
-    return {zero ? 0.0f : log2_magnitude(v), (signbit(v) ? 1u : 0u) | (zero ? 2u : 0u)};
+    const float l = log2_magnitude(v);
+    return {zero ? 0.0f : l, (__float_as_uint(v) >> 31) | (zero ? 2u : 0u)};
   }
   __device__ static Acc combine(const Acc& a, const Acc& b) {
     return {a.log2_abs + b.log2_abs, ((a.flags ^ b.flags) & 1u) | ((a.flags | b.flags) & 2u)};
@@ -176,13 +181,16 @@ struct ScaledProduct {
   __device__ static Acc load(T x, std::size_t) { return normalised(to_wide(x), 0); }
   __device__ static Acc combine(const Acc& a, const Acc& b) { return normalised(a.mantissa * b.mantissa, a.exponent + b.exponent); }
   // x after everything in a: the running mantissa times x, renormalised from its exponent bits
-  // (a normal float's exponent field less 126 is frexp's k); subnormals, 0, inf and NaN, rare,
-  // go through frexpf.
+  // (a normal float's exponent field less 126 is frexp's k), branch-free: a subnormal product is
+  // first scaled by 2^24 (exactly); 0, inf and NaN stay as they are.
   __device__ static Acc append(const Acc& a, T x, std::size_t) {
     const float m = a.mantissa * to_wide(x);
-    const unsigned bits = __float_as_uint(m), field = (bits >> 23) & 0xffu;
-    if (field == 0 || field == 0xffu) return normalised(m, a.exponent);
-    return {__uint_as_float((bits & 0x807fffffu) | (126u << 23)), a.exponent + static_cast<int>(field) - 126};
+    const bool tiny = fabsf(m) < 1.17549435e-38f;
+    const float s = tiny ? m * 16777216.0f : m;
+    const unsigned bits = __float_as_uint(s), field = (bits >> 23) & 0xffu;
+    const bool special = field == 0 || field == 0xffu;  // 0, inf, NaN
+    const float f = __uint_as_float((bits & 0x807fffffu) | (126u << 23));
+    return {special ? s : f, special ? a.exponent : a.exponent + static_cast<int>(field) - (tiny ? 150 : 126)};
   }
   // Result: the mantissa (float) at byte 0, the exponent (int) at byte 4.
   __device__ static void store(void* out, const Acc& a) { *static_cast<Scaled*>(out) = a; }

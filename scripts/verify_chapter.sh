@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A change to one chapter's kernels, checked and measured on a GPU from a tree built elsewhere (for
-# example on a machine without a GPU, with CUDA_ARCHS=90): the chapter's test program, the four
+# example on a machine without a GPU, with CUDA_ARCHS=90): the chapter's test program (and its
+# exercise answer's, solutions/solution_NN_test, where there is one), the four
 # compute-sanitizer tools over its program (scripts/gpu_check.sh with SANITIZE_ONLY=NN_), every
 # chapter program run as a reader would (scripts/smoke_programs.sh), the chapter's experiment
 # programs (BUILD_DIR/NN_name/experiments/, each writing a Markdown table), then the whole
@@ -34,6 +35,13 @@ if [[ $step != bench ]]; then
   { time "$BUILD_DIR/$chapter/${chapter}_test"; echo "rc=$?"; } >"$OUT/tests/${chapter}_test.log" 2>&1
   grep -E "test cases|assertions|^rc=" "$OUT/tests/${chapter}_test.log"
   grep -q "^rc=0$" "$OUT/tests/${chapter}_test.log" || rc=1
+  solution="$BUILD_DIR/solutions/solution_${chapter%%_*}_test"
+  if [[ -x "$solution" ]]; then
+    echo "== $chapter's exercise answer"
+    { time "$solution"; echo "rc=$?"; } >"$OUT/tests/solution_${chapter%%_*}_test.log" 2>&1
+    grep -E "test cases|assertions|^rc=" "$OUT/tests/solution_${chapter%%_*}_test.log"
+    grep -q "^rc=0$" "$OUT/tests/solution_${chapter%%_*}_test.log" || rc=1
+  fi
 
   echo "== compute-sanitizer over $chapter's program"
   SANITIZE_ONLY="${chapter%%_*}_" scripts/gpu_check.sh "$OUT/sanitizer" sanitizer >"$OUT/sanitizer.log" 2>&1 || rc=1

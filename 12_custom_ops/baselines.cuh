@@ -1,9 +1,9 @@
 // The library's answer: cub::DeviceReduce::TransformReduce with the chapter's own operator as the
-// functors (the combine as the reduction, the load as the transform) and the same accumulator
-// type, so the two differ in their kernels only. CUB documents that it does not support
-// non-commutative operators (cub/device/device_reduce.cuh, "Does not support binary reduction
-// operators that are non-commutative"); an operator whose load needs the element's index (argmin)
-// reads a counting iterator and the input together.
+// functors (the combine as the reduction, chapter 09's CombinePairs; the load as the transform)
+// and the same accumulator type, so the two differ in their kernels only. CUB documents that it
+// does not support non-commutative operators (cub/device/device_reduce.cuh, "Does not support
+// binary reduction operators that are non-commutative"); an operator whose load needs the
+// element's index (argmin) reads a counting iterator and the input together (chapter 09's PairAt).
 #pragma once
 
 #include <cub/device/device_reduce.cuh>
@@ -11,26 +11,15 @@
 
 #include <type_traits>
 
+#include "09_cub_comparison/reduce.cuh"  // ch09::CombinePairs, ch09::PairAt: an operator as CUB's functors
 #include "12_custom_ops/ops.cuh"
 
 namespace ch12 {
 
-template <class Op>
-struct CombineFunctor {
-  __device__ typename Op::Acc operator()(const typename Op::Acc& a, const typename Op::Acc& b) const {
-    return Op::combine(a, b);
-  }
-};
 // The transform for an operator whose load ignores the index: the element itself.
 template <class Op>
 struct LoadElement {
   __device__ typename Op::Acc operator()(const typename Op::In& x) const { return Op::load(x, 0); }
-};
-// Element i, read by its index, for an operator whose load needs it (argmin).
-template <class Op>
-struct LoadAt {
-  const typename Op::In* in;
-  __device__ typename Op::Acc operator()(long long i) const { return Op::load(in[i], static_cast<std::size_t>(i)); }
 };
 template <class Op>
 inline constexpr bool kNeedsIndex = std::is_same_v<typename Op::Acc, red::ValueIndex<float>>;
@@ -44,10 +33,10 @@ cudaError_t cub_transform_reduce(void* temp, std::size_t& bytes, const typename 
                                  typename Op::Acc* out, cudaStream_t stream) {
   if constexpr (kNeedsIndex<Op>) {
     const thrust::counting_iterator<long long> index(0);
-    return cub::DeviceReduce::TransformReduce(temp, bytes, index, out, static_cast<long long>(n), CombineFunctor<Op>{},
-                                              LoadAt<Op>{in}, Op::identity(), stream);
+    return cub::DeviceReduce::TransformReduce(temp, bytes, index, out, static_cast<long long>(n), ch09::CombinePairs<Op>{},
+                                              ch09::PairAt<Op>{in}, Op::identity(), stream);
   } else {
-    return cub::DeviceReduce::TransformReduce(temp, bytes, in, out, static_cast<long long>(n), CombineFunctor<Op>{},
+    return cub::DeviceReduce::TransformReduce(temp, bytes, in, out, static_cast<long long>(n), ch09::CombinePairs<Op>{},
                                               LoadElement<Op>{}, Op::identity(), stream);
   }
 }

@@ -256,15 +256,10 @@ __global__ void __launch_bounds__(kBlock)
 template <class Op, class Policy = OrderedTuning>
 using OrderedSource = ch07::Array<typename Op::In, typename Policy::Load>;
 
-// Blocks the ordered kernel can hold at once (asked once per device).
+// Blocks the ordered kernel can hold at once: chapter 07's rule (asked once per device).
 template <class Op, class Policy = OrderedTuning>
 unsigned ordered_max_blocks() {
-  return red::per_device<unsigned>([](int device) {
-    int sms = 0, per_sm = 0;
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reduce_ordered<Op, Policy, OrderedSource<Op, Policy>>, kBlock, 0));
-    return static_cast<unsigned>(sms) * std::max(1u, std::min(ch07::kMaxBlocksPerSm, static_cast<unsigned>(per_sm)));
-  });
+  return ch07::device_limits<reduce_ordered<Op, Policy, OrderedSource<Op, Policy>>>().max_blocks;
 }
 
 // Blocks for n elements: a trip a warp at least, at most what the GPU holds at once.
@@ -380,12 +375,7 @@ __global__ void __launch_bounds__(kBlock)
 
 template <bool kAll, bool kEarlyExit>
 unsigned votes_max_blocks() {
-  return red::per_device<unsigned>([](int device) {
-    int sms = 0, per_sm = 0;
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, any_all_votes<kAll, kEarlyExit>, kBlock, 0));
-    return static_cast<unsigned>(sms) * std::max(1u, std::min(ch07::kMaxBlocksPerSm, static_cast<unsigned>(per_sm)));
-  });
+  return ch07::device_limits<any_all_votes<kAll, kEarlyExit>>().max_blocks;
 }
 
 struct VoteScratch {

@@ -8,7 +8,8 @@
 // scaled_product, lse, lse_naive, mean_variance, mean_variance_naive and sum_of_squares over f32;
 // any and all over bytes; affine over (a, b) pairs of floats (a non-commutative composition).
 // Generated data (--dist): normal N(0, 1), uniform [0, 1), shifted 10^4 + N(0, 1), near100
-// [95, 105), around_one [0.5, 2) with every 7th negated; bytes: zeros with a 1 (any) or ones
+// [95, 105), around_one [0.5, 2) with every 7th negated, near_one 1 + N(0, 10^-4) (a product that
+// stays in float's range); bytes: zeros with a 1 (any) or ones
 // with a 0 (all) at --true-at; pairs: a in [0.5, 1), b in [-1, 1). --input reads a raw array of
 // the operator's input type instead.
 // The kernel: automatic takes the votes for any/all, the ordered kernel for affine and chapter
@@ -81,6 +82,7 @@ std::vector<In> input_for(const Options& opt) {
       else if (opt.dist == "uniform") x[i] = unit(rng);
       else if (opt.dist == "shifted") x[i] = 1e4f + normal(rng);
       else if (opt.dist == "near100") x[i] = near100(rng);
+      else if (opt.dist == "near_one") x[i] = 1.0f + 1e-4f * normal(rng);
       else x[i] = i % 7 == 0 ? -around_one(rng) : around_one(rng);
     }
   }
@@ -173,8 +175,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> ops(std::begin(red::kCustomOpNames), std::end(red::kCustomOpNames));
   app.add_option("--op", opt.op, "the operator (default lse)")->check(CLI::IsMember(ops));
   app.add_option("--n", opt.n, "elements (default 2^24)")->check(CLI::Range(std::size_t{0}, std::size_t{1} << 36));
-  app.add_option("--dist", opt.dist, "generated floats: normal, uniform, shifted, near100, around_one (default normal)")
-      ->check(CLI::IsMember({"normal", "uniform", "shifted", "near100", "around_one"}));
+  app.add_option("--dist", opt.dist, "generated floats: normal, uniform, shifted, near100, around_one, near_one (default normal)")
+      ->check(CLI::IsMember({"normal", "uniform", "shifted", "near100", "around_one", "near_one"}));
   app.add_option("--true-at", opt.true_at, "any/all: where the deciding byte is: start, middle, end, none (default middle)")
       ->check(CLI::IsMember({"start", "middle", "end", "none"}));
   app.add_option("--kernel", opt.kernel, "automatic (default), reordering, ordered, votes, early_exit")

@@ -56,6 +56,7 @@ std::shared_ptr<Data<In>> data_named(const std::string& name) {
     for (std::size_t i = 0; i < n; ++i)
       d->host[i] = name == "shifted" ? 1e4f + normal(rng)
                    : name == "near100" ? near100(rng)
+                   : name == "near_one" ? 1.0f + 1e-4f * normal(rng)  // a product that stays in range
                    : name == "around_one" ? (i % 7 == 0 ? -around_one(rng) : around_one(rng))
                                           : normal(rng);
   }
@@ -74,7 +75,8 @@ struct Resources {
 // Policy: the reordering kernel's, where it is not the operator's own (TuningOf): a variant.
 template <class Op, class Policy = TuningOf<Op>>
 void register_op(const std::string& op, const std::string& data, Kernel k, const std::string& kernel_label,
-                 const std::string& variant_of, bool cub = false, bool trap = false, double true_at = -1) {
+                 const std::string& variant_of, bool cub = false, bool trap = false, double true_at = -1,
+                 double in_range = -1) {
   using In = typename Op::In;
   const std::string dtype = std::is_same_v<In, std::uint8_t> ? "u8" : std::is_same_v<In, float2> ? "f32x2" : "f32";
   const std::size_t n = kBytes / sizeof(In);
@@ -126,6 +128,7 @@ void register_op(const std::string& op, const std::string& data, Kernel k, const
     tc.bytes = static_cast<double>(kBytes);
     tc.variant_of = variant_of;
     if (true_at >= 0) tc.counters["param_true_at"] = true_at;  // 0 start, 1 middle, 2 nowhere
+    if (in_range >= 0) tc.counters["param_in_range"] = in_range;  // 1: a product that stays in float's range
     tc.keep = r;
     return tc;
   });
@@ -145,9 +148,21 @@ void register_custom_ops() {
   register_commutative<ArgMin<float>>("argmin", "normal");
   register_commutative<MinMax<float>>("minmax", "normal");
   register_commutative<user_functors::SumOfSquares>("sum_of_squares", "normal");
+  // Products: of values around one (the product leaves float's range: the plain one fails), and of
+  // 1 + N(0, 10^-4) (it stays in range, ln|p| about -n 10^-8 / 2: all three are checked for accuracy).
   register_commutative<Product<float>>("product", "around_one", true);
   register_commutative<LogProduct<float>>("log_product", "around_one");
   register_commutative<ScaledProduct<float>>("scaled_product", "around_one");
+  for (const char* op : {"product", "log_product", "scaled_product"}) {
+    const std::string name = op;
+    const auto in_range = [&](auto* tag) {
+      using Op = std::remove_pointer_t<decltype(tag)>;
+      register_op<Op>(name, "near_one", Kernel::reordering, "reduce", "", false, false, -1, 1);
+    };
+    if (name == "product") in_range(static_cast<Product<float>*>(nullptr));
+    if (name == "log_product") in_range(static_cast<LogProduct<float>*>(nullptr));
+    if (name == "scaled_product") in_range(static_cast<ScaledProduct<float>*>(nullptr));
+  }
   // The two products with chapter 10's 32 elements a trip, against the 16 they take.
   register_op<LogProduct<float>, ch10::Tuning>("log_product", "around_one", Kernel::reordering, "reduce_32_elements", "reduce");
   register_op<ScaledProduct<float>, ch10::Tuning>("scaled_product", "around_one", Kernel::reordering, "reduce_32_elements",

@@ -1044,7 +1044,9 @@ class TestCustomOps(Results):
             custom_entry("reduce", "lse_naive", "f32", 2 ** 28, 4400.0, 1e300, 4e-5, 0),
             custom_entry("reduce", "any", "u8", 2 ** 30, 4100.0, 0.0, 0.0, 1, true_at=2),
             custom_entry("reduce_early_exit", "any", "u8", 2 ** 30, 9900.0, 0.0, 0.0, 1, "reduce", true_at=0),
-            custom_entry("cub_transform_reduce", "any", "u8", 2 ** 30, 3300.0, true_at=2)])
+            custom_entry("cub_transform_reduce", "any", "u8", 2 ** 30, 3300.0, true_at=2),
+            custom_entry("reduce", "product", "f32", 2 ** 28, 4400.0, 1e300, 1.0, 0),
+            custom_entry("reduce", "product", "f32", 2 ** 28, 4410.0, 2e-3, 3e1, 1, in_range=1)])
         super().setUp()
 
     def custom(self, kernel, op, **params):
@@ -1080,6 +1082,8 @@ class TestCustomOps(Results):
         self.assertEqual(lse[3][-3:], ["—", "—", "—"])
         naive = table_after(text, "**lse_naive** (f32, 1 GiB)")
         self.assertEqual(naive[1][-3:], ["not finite", "4e-05", "**fails**"])
+        product = table_after(text, "**product** (f32, 1 GiB)")
+        self.assertEqual([(line[1], line[-1]) for line in product[1:]], [("", "**fails**"), ("in float's range", "pass")])
         any_ = table_after(text, "**any** (u8, 1 GiB)")
         self.assertEqual([line[:2] for line in any_[1:]], [["`reduce`", "no deciding byte"],
                                                            ["`reduce_early_exit`", "deciding byte first"],
@@ -1094,7 +1098,9 @@ class TestCustomOps(Results):
                                       "× `cub_transform_reduce`", "error vs. float64", "check"])
         self.assertEqual([line[:3] for line in summary[1:]], [["12_custom_ops", "`reduce`", "lse"],
                                                               ["12_custom_ops", "`reduce`", "lse_naive"],
+                                                              ["12_custom_ops", "`reduce`", "product"],
                                                               ["12_custom_ops", "`reduce`", "any"]])
+        self.assertEqual(summary[3][-1], "**fails**")  # the product's trap, not its in-range row
 
 
 if __name__ == "__main__":

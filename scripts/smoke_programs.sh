@@ -62,6 +62,7 @@ if [[ -x "$bin" ]]; then
     expect 0 "$bin" --op "$op" --n 268435456 --json
   done
   expect 1 "$bin" --op product --dist around_one --n 1000003 --json
+  expect 0 "$bin" --op product --dist near_one --json
   expect 0 "$bin" --op log_product --dist around_one --n 1000003 --json
   expect 1 "$bin" --op lse_naive --dist near100 --json
   expect 0 "$bin" --op lse --dist near100 --json

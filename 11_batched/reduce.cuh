@@ -275,12 +275,15 @@ __global__ void __launch_bounds__(kBlock)
 constexpr unsigned kColumnBlock = 512;
 constexpr unsigned kColumnTree = 9;  // log2(kColumnBlock): the levels of a column's meeting
 static_assert(1u << kColumnTree == kColumnBlock, "kColumnTree is log2(kColumnBlock)");
-// Rows each thread has in flight. A block of 512 threads at up to 64 registers leaves room for two
-// on an SM, so that one block's meeting overlaps the other's loads (one block of 1024 threads
-// holding 8 vectors would fill an SM alone). With one element a load, 8 in flight are only 32
+// Rows each thread has in flight: 4 with 16-byte loads (64 bytes), 8 with one element a load. A
+// block of 512 threads at up to 64 registers leaves room for two on an SM, so that one block's
+// meeting overlaps the other's loads (one block of 1024 threads would fill an SM alone). With
+// 16-byte loads, 8 rows in flight were no faster for f32 and slower for 16-bit inputs and argmax
+// (whose accumulators then take the registers). With one element a load, 8 in flight are only 32
 // bytes: that kernel is held to 32 registers, 4 blocks an SM, to keep twice the threads busy
 // (argmax's index pairs would spill there: it stays at 2).
-constexpr unsigned kColumnUnroll = 8;
+template <bool kVector>
+constexpr unsigned kColumnUnroll = kVector ? 4 : 8;
 
 template <class Op>
 struct CombineOp {  // Op over its own accumulators: the pass over the chunks' partials
@@ -318,13 +321,13 @@ __device__ void column_strip(const T* in, std::size_t first, std::size_t last, s
   for (unsigned j = 0; j < kCount; ++j) acc[j] = Op::identity();
   if (active) {
     // Trips of kColumnUnroll rows, every load of a trip issued before the first add; then one last
-    // trip with the rows past the chunk left out, so that no row is read on its own (a chunk's few
-    // leftover rows one after another would cost a memory latency each).
+    // trip with the rows past the chunk left out, so that no row is read on its own (a chunk's
+    // few leftover rows one after another would cost a memory latency each).
     const auto trip = [&](std::size_t r, auto guarded) {
-      Vec16<T> x4[kColumnUnroll];
-      T x1[kColumnUnroll];
+      Vec16<T> x4[kColumnUnroll<kVector>];
+      T x1[kColumnUnroll<kVector>];
 #pragma unroll
-      for (unsigned u = 0; u < kColumnUnroll; ++u) {
+      for (unsigned u = 0; u < kColumnUnroll<kVector>; ++u) {
         if (guarded && r + u * R >= last) continue;
         if constexpr (kVector)
           x4[u] = reinterpret_cast<const Vec16<T>*>(in + (r + u * R) * stride)[v];
@@ -332,14 +335,14 @@ __device__ void column_strip(const T* in, std::size_t first, std::size_t last, s
           x1[u] = in[(r + u * R) * stride + v];
       }
 #pragma unroll
-      for (unsigned u = 0; u < kColumnUnroll; ++u)
+      for (unsigned u = 0; u < kColumnUnroll<kVector>; ++u)
         if (!guarded || r + u * R < last)
 #pragma unroll
           for (unsigned j = 0; j < kCount; ++j)
             acc[j] = Op::combine(acc[j], Op::load(kVector ? x4[u].e[j] : x1[u], r + u * R));
     };
     std::size_t r = first + y;
-    for (; r + (kColumnUnroll - 1) * R < last; r += kColumnUnroll * R) trip(r, std::false_type{});
+    for (; r + (kColumnUnroll<kVector> - 1) * R < last; r += kColumnUnroll<kVector> * R) trip(r, std::false_type{});
     if (r < last) trip(r, std::true_type{});
   }
   // The R threads of a column meet. First within a warp: its 32 / P threads of each column, by
@@ -923,14 +926,15 @@ Plan plan(const BatchedCall& c) {
       // At least 32 vectors across (512 contiguous bytes a warp) when the row has them; more when
       // the rows are too few to give every thread a full trip down them.
       std::size_t deep_wanted = 1;
-      while (deep_wanted * 2 <= std::min<std::size_t>(kColumnBlock, s.rows / kColumnUnroll)) deep_wanted *= 2;
+      const std::size_t unroll = p.vector ? kColumnUnroll<true> : kColumnUnroll<false>;
+      while (deep_wanted * 2 <= std::min<std::size_t>(kColumnBlock, s.rows / unroll)) deep_wanted *= 2;
       p.across = static_cast<unsigned>(
           std::max<std::size_t>(1, std::min<std::size_t>(V, std::max<std::size_t>(32, kColumnBlock / deep_wanted))));
       const std::size_t deep = kColumnBlock / p.across, blocks_x = std::max<std::size_t>(1, red::ceil_div(V, p.across));
       const std::size_t resident = p.vector ? resident_blocks<kColumnBlock, columns_tiled<Op, T, true>, columns_tree_bytes<Acc>(kCount)>()
                                             : resident_blocks<kColumnBlock, columns_tiled<Op, T, false>, columns_tree_bytes<Acc>(1)>();
       const std::size_t wanted = std::max<std::size_t>(1, resident / blocks_x);         // one wave
-      const std::size_t most = std::max<std::size_t>(1, s.rows / (deep * kColumnUnroll));  // a full trip each
+      const std::size_t most = std::max<std::size_t>(1, s.rows / (deep * unroll));  // a full trip each
       p.split = static_cast<unsigned>(std::min<std::size_t>({wanted, most, 65535}));
       p.chunk = std::max<std::size_t>(1, red::ceil_div(s.rows, p.split));
       p.split = static_cast<unsigned>(std::max<std::size_t>(1, red::ceil_div(s.rows, p.chunk)));
@@ -968,10 +972,10 @@ void launch_rows_by_group(const BatchedCall& c, const Plan& p) {
   const auto blocks = [&](std::size_t resident) {
     return static_cast<unsigned>(std::min<std::size_t>(red::ceil_div(s.rows, kBlock / G), resident));
   };
-  if (p.vector) {  // two vectors a lane and 4 rows a trip, or a warp with 8 vectors a lane
+  if (p.vector) {  // two vectors a lane and 2 rows a trip, or a warp with 8 vectors a lane
     const std::size_t V = s.cols / Vec16<T>::kCount;
     if (V <= 2 * G)
-      rows_aligned<Op, T, G, 2, 4><<<blocks(resident_blocks<kBlock, rows_aligned<Op, T, G, 2, 4>>()), kBlock, 0, c.stream>>>(
+      rows_aligned<Op, T, G, 2, 2><<<blocks(resident_blocks<kBlock, rows_aligned<Op, T, G, 2, 2>>()), kBlock, 0, c.stream>>>(
           static_cast<const T*>(c.input), s.rows, V, s.stride, c.output);
     else if constexpr (G == 32)
       rows_aligned<Op, T, G, 8, 1><<<blocks(resident_blocks<kBlock, rows_aligned<Op, T, G, 8, 1>>()), kBlock, 0, c.stream>>>(

@@ -110,14 +110,15 @@ struct Product {
 };
 
 // The product as a sum of logarithms: log2|p| = sum log2|x_i|, with the sign as the parity of the
-// negative factors and a zero factor remembered apart (log 0 = -inf would turn the sum into NaN
-// beside a +inf). The result is (ln|p|, sign): any size. Each log2|x| is the exponent (exact)
+// negative factors. The result is (ln|p|, sign): any size. Each log2|x| is the exponent (exact)
 // plus the hardware's log2 of the mantissa in [1, 2) (__log2f's: within 2^-22 there), so a term
 // errs by 2^-22 plus one rounding: the sum's error is n 2^-22 plus a sum's (host_reference.hpp).
+// A zero factor is a term of -inf: the sum becomes -inf (p = 0), or NaN beside a +inf factor, as
+// 0 x inf is. No finite sum reaches -inf: a term is at least -151 (2^-149 is float's smallest).
 // An exact logf per element costs three times the instructions and halved the bandwidth.
 struct LogMagnitude {
-  float log2_abs;  // sum of log2|x|
-  unsigned flags;  // bit 0: an odd number of negative factors; bit 1: a zero factor
+  float log2_abs;      // sum of log2|x|
+  unsigned sign_bits;  // the XOR of the factors' bits: bit 31 is set for an odd number of negative ones
 };
 template <class T>
 struct LogProduct {
@@ -125,38 +126,35 @@ struct LogProduct {
   using Acc = LogMagnitude;
   static constexpr bool kCommutative = true;
   __host__ __device__ static Acc identity() { return {0.0f, 0u}; }
-  // Branch-free (a branch per element, with its reconvergence, costs more than the arithmetic):
-  // a subnormal is first scaled by 2^24 (exactly); inf and NaN come back as they are (log2 inf =
-  // inf); a zero is flagged and adds 0. The mantissa is in [1, 2), never subnormal, so the
-  // hardware's lg2.approx.ftz (__log2f's instruction) needs none of __log2f's subnormal handling.
-  __device__ static float log2_magnitude(float v) {
-    const float a = fabsf(v);
-    const bool tiny = a < 1.17549435e-38f;  // FLT_MIN: subnormal or zero
+  // Branch-free and without an int-to-float conversion (a branch per element, with its
+  // reconvergence, or an I2F, costs more than the arithmetic): a subnormal is first scaled by 2^24
+  // (exactly); the exponent field becomes a float through the 2^23 trick (the bits of 2^23 + k
+  // are 0x4b000000 | k); a zero gives -inf; inf and NaN come back as they are (log2 inf = inf).
+  // The mantissa is in [1, 2), never subnormal, so the hardware's lg2.approx.ftz (__log2f's
+  // instruction) needs none of __log2f's subnormal handling.
+  __device__ static float log2_magnitude(unsigned bits) {
+    const unsigned magnitude = bits & 0x7fffffffu;
+    const bool tiny = magnitude < 0x00800000u;  // below FLT_MIN: subnormal or zero
+    const float a = __uint_as_float(magnitude);
     const float s = tiny ? a * 16777216.0f : a;
-    const unsigned bits = __float_as_uint(s), field = bits >> 23;
-    const float mantissa = __uint_as_float((bits & 0x007fffffu) | 0x3f800000u);  // in [1, 2)
+    const unsigned s_bits = __float_as_uint(s), field = s_bits >> 23;
+    const float mantissa = __uint_as_float((s_bits & 0x007fffffu) | 0x3f800000u);  // in [1, 2)
     float log2_mantissa;
     asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(log2_mantissa) : "f"(mantissa));
-    const float log2 = static_cast<float>(static_cast<int>(field) - (tiny ? 151 : 127)) + log2_mantissa;
-    return field == 0xffu ? s : log2;
+    const float exponent = __uint_as_float(0x4b000000u | field) - (tiny ? 8388608.0f + 151.0f : 8388608.0f + 127.0f);
+    return magnitude == 0 ? -kInf : field == 0xffu ? s : exponent + log2_mantissa;
   }
   __device__ static Acc load(T x, std::size_t) {
-    const float v = to_wide(x);
-    const bool zero = v == 0.0f;
-    const float l = log2_magnitude(v);
-    return {zero ? 0.0f : l, (__float_as_uint(v) >> 31) | (zero ? 2u : 0u)};
+    const unsigned bits = __float_as_uint(to_wide(x));
+    return {log2_magnitude(bits), bits};
   }
-  __device__ static Acc combine(const Acc& a, const Acc& b) {
-    return {a.log2_abs + b.log2_abs, ((a.flags ^ b.flags) & 1u) | ((a.flags | b.flags) & 2u)};
-  }
+  __device__ static Acc combine(const Acc& a, const Acc& b) { return {a.log2_abs + b.log2_abs, a.sign_bits ^ b.sign_bits}; }
   __device__ static Acc append(const Acc& a, T x, std::size_t i) { return combine(a, load(x, i)); }
-  // Result: ln|p| (float; -inf for a zero factor) at byte 0, the sign (int: 1, -1 or 0) at byte 4.
+  // Result: ln|p| (float; -inf for a zero factor, NaN for a NaN or for 0 x inf) at byte 0, the
+  // sign (int: 1, -1 or 0) at byte 4.
   __device__ static void store(void* out, const Acc& a) {
-    // A zero factor gives 0, unless a NaN or an infinite factor came too (0 x inf is NaN).
-    const bool zero = a.flags & 2u;
-    const float ln = a.log2_abs * 0.693147180559945f;
-    static_cast<float*>(out)[0] = zero ? (is_nan(a.log2_abs) || a.log2_abs == kInf ? nanf("") : -kInf) : ln;
-    static_cast<int*>(out)[1] = zero ? 0 : (a.flags & 1u) ? -1 : 1;
+    static_cast<float*>(out)[0] = a.log2_abs * 0.693147180559945f;
+    static_cast<int*>(out)[1] = a.log2_abs == -kInf ? 0 : (a.sign_bits >> 31) ? -1 : 1;
   }
 };
 
@@ -181,16 +179,18 @@ struct ScaledProduct {
   __device__ static Acc load(T x, std::size_t) { return normalised(to_wide(x), 0); }
   __device__ static Acc combine(const Acc& a, const Acc& b) { return normalised(a.mantissa * b.mantissa, a.exponent + b.exponent); }
   // x after everything in a: the running mantissa times x, renormalised from its exponent bits
-  // (a normal float's exponent field less 126 is frexp's k), branch-free: a subnormal product is
-  // first scaled by 2^24 (exactly); 0, inf and NaN stay as they are.
+  // (a normal float's exponent field less 126 is frexp's k), branch-free. An x below 2^-125 is
+  // first scaled by 2^24 (exactly), so that the product, at least half of it, is never subnormal
+  // and keeps all its bits (a product rounded to the subnormal grid would lose them before any
+  // rescaling); 0, inf and NaN stay as they are.
   __device__ static Acc append(const Acc& a, T x, std::size_t) {
-    const float m = a.mantissa * to_wide(x);
-    const bool tiny = fabsf(m) < 1.17549435e-38f;
-    const float s = tiny ? m * 16777216.0f : m;
-    const unsigned bits = __float_as_uint(s), field = (bits >> 23) & 0xffu;
+    const float v = to_wide(x);
+    const bool tiny = (__float_as_uint(v) & 0x7fffffffu) < 0x01000000u;  // |x| < 2^-125
+    const float m = a.mantissa * (tiny ? v * 16777216.0f : v);
+    const unsigned bits = __float_as_uint(m), field = (bits >> 23) & 0xffu;
     const bool special = field == 0 || field == 0xffu;  // 0, inf, NaN
     const float f = __uint_as_float((bits & 0x807fffffu) | (126u << 23));
-    return {special ? s : f, special ? a.exponent : a.exponent + static_cast<int>(field) - (tiny ? 150 : 126)};
+    return {special ? m : f, special ? a.exponent : a.exponent + static_cast<int>(field) - (tiny ? 150 : 126)};
   }
   // Result: the mantissa (float) at byte 0, the exponent (int) at byte 4.
   __device__ static void store(void* out, const Acc& a) { *static_cast<Scaled*>(out) = a; }
@@ -241,7 +241,7 @@ struct NaiveLogSumExp {
 // The online form: carry (m, s) with s = sum exp(x - m) over the elements so far and m their
 // largest value, so every exponent is <= 0. Merging rescales the smaller side's sum:
 // (m1, s1) + (m2, s2) = (M, s1 exp(m1 - M) + s2 exp(m2 - M)) with M = max(m1, m2). One pass, one
-// expf per element (append: only the side that is not the new maximum needs scaling). -inf
+// exponential per element (append: only the side that is not the new maximum needs scaling). -inf
 // elements add nothing; +inf wins; NaN propagates. Empty: -inf.
 struct MaxScaledSum {
   float max;
@@ -257,12 +257,17 @@ struct LogSumExp {
     const float v = to_wide(x);
     return {v, v == -kInf ? 0.0f : 1.0f};
   }
+  // One exponential, of the side with the smaller maximum (the other side's is exp(0) = 1), and no
+  // branch: this runs in every tree and, in the ordered kernel, several times a trip. max.NaN
+  // propagates a NaN; a side at -inf (empty, or only -inf) adds 0; with both at +inf the sum turns
+  // NaN but the max, inf, decides the result (store).
   __device__ static Acc combine(const Acc& a, const Acc& b) {
-    if (is_nan(a.max) || is_nan(b.max)) return {a.max + b.max, 1.0f};
-    const float m = fmaxf(a.max, b.max);
-    if (m == -kInf) return identity();  // both empty, or only -inf so far
-    if (m == kInf) return {kInf, 1.0f};
-    return {m, a.sum * expf(a.max - m) + b.sum * expf(b.max - m)};
+    float m, lo;
+    asm("max.NaN.f32 %0, %1, %2;" : "=f"(m) : "f"(a.max), "f"(b.max));
+    asm("min.NaN.f32 %0, %1, %2;" : "=f"(lo) : "f"(a.max), "f"(b.max));
+    const bool a_high = a.max >= b.max;
+    const float e = lo == -kInf ? 0.0f : expf(lo - m);
+    return {m, fmaf(a_high ? b.sum : a.sum, e, a_high ? a.sum : b.sum)};
   }
   // x after everything in a: one exponential, of whichever side is below the new maximum, with
   // the hardware's exp2 (__expf: 2 + 1.16 |y| ulp for exp(y), y <= 0 here; the bound counts it).

@@ -116,6 +116,15 @@ TEST_CASE("12_custom_ops: products - the plain one leaves float's range, the two
       check_op<ScaledProduct<float>>(k, x);
       if (n < 40) check_op<Product<float>>(k, x);  // small enough for float: within its bound
     }
+  // Subnormal factors (below FLT_MIN, 1.2e-38): the sum of logs scales them by 2^24 first.
+  std::vector<float> tiny = uniform(1000, 0.5f, 2.0f);
+  tiny[3] = 1e-40f;
+  tiny[500] = -3e-42f;
+  tiny[999] = std::numeric_limits<float>::denorm_min();
+  for (Kernel k : {Kernel::reordering, Kernel::ordered}) {
+    check_op<LogProduct<float>>(k, tiny);
+    check_op<ScaledProduct<float>>(k, tiny);
+  }
   // A zero factor, an infinite one, both (NaN), and a NaN.
   std::vector<float> x = uniform(1000, 0.5f, 2.0f);
   x[10] = 0.0f;

@@ -45,6 +45,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "12_custom_ops/host_data.hpp"
 #include "12_custom_ops/reduce.cuh"
 #include "device_buffer.hpp"
 
@@ -52,16 +53,6 @@ namespace ch12 {
 
 constexpr double kEps = 1.0 / (1 << 23);
 
-// Neumaier's compensated sum: the reference sums' error is a few units of double's epsilon.
-struct CompensatedSum {
-  double sum = 0, carry = 0;
-  void add(double x) {
-    const double t = sum + x;
-    carry += std::fabs(sum) >= std::fabs(x) ? (sum - t) + x : (x - t) + sum;
-    sum = t;
-  }
-  double value() const { return sum + carry; }
-};
 
 // Which kernel a call goes through.
 enum class Kernel { reordering, ordered, votes, votes_early_exit };
@@ -185,133 +176,7 @@ T result_as(const RawResult& raw) {
 
 inline bool both_nan(double a, double b) { return std::isnan(a) && std::isnan(b); }
 
-// argmin: the first NaN, else the first smallest value; empty: (+inf, -1).
-struct ArgMinReference {
-  double value = std::numeric_limits<double>::infinity();
-  long long index = -1;
-};
-template <class T>
-ArgMinReference argmin_reference(const T* x, std::size_t n) {
-  ArgMinReference r;
-  for (std::size_t i = 0; i < n; ++i) {
-    const double v = static_cast<double>(static_cast<float>(x[i]));
-    if (std::isnan(v)) return {v, static_cast<long long>(i)};
-    if (r.index < 0 || v < r.value) r = {v, static_cast<long long>(i)};
-  }
-  return r;
-}
-
-struct MinMaxReference {
-  double lo = std::numeric_limits<double>::infinity(), hi = -std::numeric_limits<double>::infinity();
-};
-template <class T>
-MinMaxReference minmax_reference(const T* x, std::size_t n) {
-  MinMaxReference r;
-  for (std::size_t i = 0; i < n; ++i) {
-    const double v = static_cast<double>(static_cast<float>(x[i]));
-    if (std::isnan(v)) return {v, v};
-    r.lo = std::min(r.lo, v);
-    r.hi = std::max(r.hi, v);
-  }
-  return r;
-}
-
-// The product, in log space: ln|p| (compensated), its sign, whether a factor is zero, and
-// sum |ln|x||, which scales the bound of the sum-of-logs form.
-struct ProductReference {
-  double log_abs = 0;
-  int sign = 1;          // 1, -1, or 0 with a zero factor
-  bool nan = false;      // a NaN factor, or 0 x inf
-  double abs_log_sum = 0;
-  // The product itself where double holds it (|ln p| < 709), else +-inf or 0.
-  double value() const { return nan ? std::nan("") : sign == 0 ? 0.0 : sign * std::exp(log_abs); }
-};
-template <class T>
-ProductReference product_reference(const T* x, std::size_t n) {
-  ProductReference r;
-  CompensatedSum logs, abs_logs;
-  bool zero = false, inf = false;
-  for (std::size_t i = 0; i < n; ++i) {
-    const double v = static_cast<double>(static_cast<float>(x[i]));
-    if (std::isnan(v)) r.nan = true;
-    if (v == 0) {
-      zero = true;
-      continue;
-    }
-    if (std::isinf(v)) inf = true;
-    if (std::signbit(v)) r.sign = -r.sign;
-    const double l = std::log(std::fabs(v));
-    logs.add(l);
-    abs_logs.add(std::fabs(l));
-  }
-  r.log_abs = inf ? std::numeric_limits<double>::infinity() : logs.value();  // (a compensated sum of inf is NaN)
-  r.abs_log_sum = abs_logs.value();
-  if (zero && inf) r.nan = true;
-  if (zero) {
-    r.sign = 0;
-    r.log_abs = -std::numeric_limits<double>::infinity();
-  }
-  return r;
-}
-
-// log(sum exp x), shifted by the largest element; empty or all -inf: -inf.
-template <class T>
-double lse_reference(const T* x, std::size_t n) {
-  double m = -std::numeric_limits<double>::infinity();
-  for (std::size_t i = 0; i < n; ++i) {
-    const double v = static_cast<double>(static_cast<float>(x[i]));
-    if (std::isnan(v)) return v;
-    m = std::max(m, v);
-  }
-  if (std::isinf(m)) return m;
-  CompensatedSum s;
-  for (std::size_t i = 0; i < n; ++i) s.add(std::exp(static_cast<double>(static_cast<float>(x[i])) - m));
-  return m + std::log(s.value());
-}
-
-// Mean and population variance in two passes (compensated), and what scales their bounds.
-struct MomentsReference {
-  double mean = std::nan(""), variance = std::nan("");
-  double abs_sum = 0;  // sum |x|
-  double kappa = 1;    // sqrt(1 + n mean^2 / M2), the variance's condition number
-};
-template <class T>
-MomentsReference moments_reference(const T* x, std::size_t n) {
-  MomentsReference r;
-  if (n == 0) return r;
-  CompensatedSum s, a;
-  for (std::size_t i = 0; i < n; ++i) {
-    const double v = static_cast<double>(static_cast<float>(x[i]));
-    s.add(v);
-    a.add(std::fabs(v));
-  }
-  r.mean = s.value() / static_cast<double>(n);
-  r.abs_sum = a.value();
-  CompensatedSum m2;
-  for (std::size_t i = 0; i < n; ++i) {
-    const double d = static_cast<double>(static_cast<float>(x[i])) - r.mean;
-    m2.add(d * d);
-  }
-  r.variance = m2.value() / static_cast<double>(n);
-  r.kappa = m2.value() > 0 ? std::sqrt(1.0 + static_cast<double>(n) * r.mean * r.mean / m2.value())
-                           : std::numeric_limits<double>::infinity();
-  return r;
-}
-
-// The maps x -> a_i x + b_i composed in order, in double, and the sums their bounds scale with.
-struct AffineReference {
-  double a = 1, b = 0;
-  double abs_b = 0;  // sum_i |b_i| prod_(j > i) |a_j|
-};
-inline AffineReference affine_reference(const float2* x, std::size_t n) {
-  AffineReference r;
-  for (std::size_t i = 0; i < n; ++i) {
-    r.a = x[i].x * r.a;
-    r.b = x[i].x * r.b + x[i].y;
-    r.abs_b = std::fabs(x[i].x) * r.abs_b + std::fabs(x[i].y);
-  }
-  return r;
-}
+// The references themselves: host_data.hpp (on every core).
 
 // ---- checks ------------------------------------------------------------------------------------------
 
@@ -421,9 +286,8 @@ struct Checker<ScaledProduct<T>> {
 template <class Op>
 struct BytesChecker {
   static Verdict check(Kernel, const std::uint8_t* x, std::size_t n, const RawResult& r, std::string& shown) {
-    bool any = false, all = true;
-    for (std::size_t i = 0; i < n; ++i) any |= x[i] != 0, all &= x[i] != 0;
-    const bool want = std::is_same_v<Op, AllNonzero> ? all : any;
+    const BytesReference bytes = bytes_reference(x, n);
+    const bool want = std::is_same_v<Op, AllNonzero> ? bytes.all : bytes.any;
     const int got = result_as<int>(r);
     shown = got ? "true" : "false";
     return exact(got == int(want), std::string("got ") + shown);

@@ -22,7 +22,6 @@
 #include <exception>
 #include <fstream>
 #include <optional>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -52,41 +51,22 @@ struct Usage : std::invalid_argument {
 // The input: from --input, or generated.
 template <class In>
 std::vector<In> input_for(const Options& opt) {
-  std::vector<In> x(opt.n);
   if (!opt.input.empty()) {
     std::ifstream f(opt.input, std::ios::binary | std::ios::ate);
     if (!f) throw Usage("--input: cannot open '" + opt.input + "'");
     const auto bytes = static_cast<std::size_t>(f.tellg());
     if (bytes % sizeof(In) != 0) throw Usage("--input: '" + opt.input + "' is not a whole number of elements");
-    x.resize(bytes / sizeof(In));
+    std::vector<In> x(bytes / sizeof(In));
     f.seekg(0);
     f.read(reinterpret_cast<char*>(x.data()), static_cast<std::streamsize>(bytes));
     return x;
   }
-  std::mt19937_64 rng(opt.seed);
-  if constexpr (std::is_same_v<In, std::uint8_t>) {
-    const bool all = opt.op == "all";
-    std::fill(x.begin(), x.end(), all ? 1 : 0);
-    if (opt.n && opt.true_at != "none") {
-      const std::size_t at = opt.true_at == "start" ? 0 : opt.true_at == "end" ? opt.n - 1 : opt.n / 2;
-      x[at] = all ? 0 : 1;
-    }
-  } else if constexpr (std::is_same_v<In, float2>) {
-    std::uniform_real_distribution<float> a(0.5f, 1.0f), b(-1.0f, 1.0f);
-    for (auto& s : x) s = make_float2(a(rng), b(rng));
-  } else {
-    std::normal_distribution<float> normal(0, 1);
-    std::uniform_real_distribution<float> unit(0, 1), near100(95, 105), around_one(0.5f, 2.0f);
-    for (std::size_t i = 0; i < opt.n; ++i) {
-      if (opt.dist == "normal") x[i] = normal(rng);
-      else if (opt.dist == "uniform") x[i] = unit(rng);
-      else if (opt.dist == "shifted") x[i] = 1e4f + normal(rng);
-      else if (opt.dist == "near100") x[i] = near100(rng);
-      else if (opt.dist == "near_one") x[i] = 1.0f + 1e-4f * normal(rng);
-      else x[i] = i % 7 == 0 ? -around_one(rng) : around_one(rng);
-    }
-  }
-  return x;
+  if constexpr (std::is_same_v<In, std::uint8_t>)
+    return generate_bytes(opt.op == "all", opt.true_at, opt.n);
+  else if constexpr (std::is_same_v<In, float2>)
+    return generate_pairs(opt.n, opt.seed);
+  else
+    return generate_floats(opt.dist, opt.n, opt.seed);
 }
 
 template <class Op>

@@ -25,11 +25,10 @@ namespace ch12 {
 template <>
 struct Checker<user_functors::SumOfSquares> {
   static Verdict check(Kernel k, const float* x, std::size_t n, const RawResult& r, std::string& shown) {
-    CompensatedSum want;
-    for (std::size_t i = 0; i < n; ++i) want.add(static_cast<double>(x[i]) * x[i]);
+    const double want = sum_of_squares_reference(x, n);
     const float got = result_as<float>(r);
     shown = std::to_string(got);
-    return within(got, want.value(), (depth<user_functors::SumOfSquares>(k, n) + 2) * kEps * want.value(), "sum of squares");
+    return within(got, want, (depth<user_functors::SumOfSquares>(k, n) + 2) * kEps * want, "sum of squares");
   }
 };
 }  // namespace ch12

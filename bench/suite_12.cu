@@ -7,7 +7,6 @@
 // error and error_bound (bench.csv's columns), passed (0 or 1).
 #include <cmath>
 #include <memory>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -40,26 +39,13 @@ std::shared_ptr<Data<In>> data_named(const std::string& name) {
   auto d = std::make_shared<Data<In>>();
   d->name = name;
   const std::size_t n = kBytes / sizeof(In);
-  d->host.resize(n);
-  std::mt19937_64 rng(0xC0575 + n);
-  if constexpr (std::is_same_v<In, std::uint8_t>) {
-    const bool all = name.rfind("all", 0) == 0;  // "all_none": all ones; "any_middle": zeros with a 1 at the middle
-    std::fill(d->host.begin(), d->host.end(), all ? 1 : 0);
-    const std::string at = name.substr(name.find('_') + 1);
-    if (at != "none") d->host[at == "start" ? 0 : n / 2] = all ? 0 : 1;
-  } else if constexpr (std::is_same_v<In, float2>) {
-    std::uniform_real_distribution<float> a(0.5f, 1.0f), b(-1.0f, 1.0f);
-    for (auto& s : d->host) s = make_float2(a(rng), b(rng));
-  } else {
-    std::normal_distribution<float> normal(0, 1);
-    std::uniform_real_distribution<float> near100(95, 105), around_one(0.5f, 2.0f);
-    for (std::size_t i = 0; i < n; ++i)
-      d->host[i] = name == "shifted" ? 1e4f + normal(rng)
-                   : name == "near100" ? near100(rng)
-                   : name == "near_one" ? 1.0f + 1e-4f * normal(rng)  // a product that stays in range
-                   : name == "around_one" ? (i % 7 == 0 ? -around_one(rng) : around_one(rng))
-                                          : normal(rng);
-  }
+  const std::uint64_t seed = 0xC0575 + n;
+  if constexpr (std::is_same_v<In, std::uint8_t>)  // "all_none": all ones; "any_middle": zeros with a 1 at the middle
+    d->host = generate_bytes(name.rfind("all", 0) == 0, name.substr(name.find('_') + 1), n);
+  else if constexpr (std::is_same_v<In, float2>)
+    d->host = generate_pairs(n, seed);
+  else
+    d->host = generate_floats(name, n, seed);
   d->device = DeviceBuffer(n * sizeof(In));
   d->device.upload(d->host.data(), n * sizeof(In));
   last = d;

@@ -37,18 +37,37 @@ bool is_float_dist(const std::string& d) {
 
 std::vector<float> generate_floats(const std::string& dist, std::size_t n, std::uint64_t seed) {
   if (!is_float_dist(dist)) throw std::invalid_argument("unknown distribution '" + dist + "'");
+  enum class Kind { normal, uniform, shifted, near100, near_one, around_one };
+  const Kind kind = dist == "normal"     ? Kind::normal
+                    : dist == "uniform"  ? Kind::uniform
+                    : dist == "shifted"  ? Kind::shifted
+                    : dist == "near100"  ? Kind::near100
+                    : dist == "near_one" ? Kind::near_one
+                                         : Kind::around_one;
   std::vector<float> x(n);
   per_chunk<char>(n, [&](std::size_t begin, std::size_t end) {
     std::mt19937_64 rng = chunk_generator(seed, begin);
     std::normal_distribution<float> normal(0, 1);
     std::uniform_real_distribution<float> unit(0, 1), near100(95, 105), around_one(0.5f, 2.0f);
-    for (std::size_t i = begin; i < end; ++i) {
-      if (dist == "normal") x[i] = normal(rng);
-      else if (dist == "uniform") x[i] = unit(rng);
-      else if (dist == "shifted") x[i] = 1e4f + normal(rng);
-      else if (dist == "near100") x[i] = near100(rng);
-      else if (dist == "near_one") x[i] = 1.0f + 1e-4f * normal(rng);
-      else x[i] = i % 7 == 0 ? -around_one(rng) : around_one(rng);
+    switch (kind) {  // a loop per kind: no test per element
+      case Kind::normal:
+        for (std::size_t i = begin; i < end; ++i) x[i] = normal(rng);
+        break;
+      case Kind::uniform:
+        for (std::size_t i = begin; i < end; ++i) x[i] = unit(rng);
+        break;
+      case Kind::shifted:
+        for (std::size_t i = begin; i < end; ++i) x[i] = 1e4f + normal(rng);
+        break;
+      case Kind::near100:
+        for (std::size_t i = begin; i < end; ++i) x[i] = near100(rng);
+        break;
+      case Kind::near_one:
+        for (std::size_t i = begin; i < end; ++i) x[i] = 1.0f + 1e-4f * normal(rng);
+        break;
+      case Kind::around_one:
+        for (std::size_t i = begin; i < end; ++i) x[i] = i % 7 == 0 ? -around_one(rng) : around_one(rng);
+        break;
     }
     return char{};
   });

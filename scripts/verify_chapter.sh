@@ -46,6 +46,8 @@ if [[ $step != bench ]]; then
   echo "== compute-sanitizer over $chapter's program"
   SANITIZE_ONLY="${chapter%%_*}_" scripts/gpu_check.sh "$OUT/sanitizer" sanitizer >"$OUT/sanitizer.log" 2>&1 || rc=1
   tail -3 "$OUT/sanitizer.log"
+  # the failing runs' last lines, if any, beside the summary (the rest of the folder goes)
+  [[ -s "$OUT/sanitizer/sanitizer_failures.log" ]] && mv "$OUT/sanitizer/sanitizer_failures.log" "$OUT/sanitizer_${chapter}_failures.log"
   mv "$OUT/sanitizer/sanitizer.txt" "$OUT/sanitizer_$chapter.txt" && rm -rf "$OUT/sanitizer" "$OUT/sanitizer.log"
 
   echo "== every chapter program, as a reader runs it"

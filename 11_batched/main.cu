@@ -38,9 +38,7 @@ struct Options {
   bool json = false;
 };
 
-struct Usage : std::invalid_argument {
-  using std::invalid_argument::invalid_argument;
-};
+using Usage = red::BadInput;
 
 ch11::Strategy strategy_named(const std::string& s) {
   for (ch11::Strategy k :
@@ -183,16 +181,5 @@ int main(int argc, char** argv) {
   app.add_flag("--json", opt.json, "one JSON line instead of the report");
   app.footer("Exit codes: 0 passed, 1 a result failed its check, 2 bad arguments or shape, 3 no GPU, 4 a CUDA error.");
   if (const int stop = red::parse_command_line(app, argc, argv); stop >= 0) return stop;
-  try {
-    return run(opt);
-  } catch (const Usage& e) {
-    std::fprintf(stderr, "11_batched: %s\n", e.what());
-    return red::kExitUsage;
-  } catch (const std::invalid_argument& e) {
-    std::fprintf(stderr, "11_batched: %s\n", e.what());
-    return red::kExitUsage;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "11_batched: %s\n", e.what());
-    return red::kExitCudaError;
-  }
+  return red::run_program("11_batched", [&] { return run(opt); });
 }

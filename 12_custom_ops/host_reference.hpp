@@ -53,7 +53,6 @@ namespace ch12 {
 
 constexpr double kEps = 1.0 / (1 << 23);
 
-
 // Which kernel a call goes through.
 enum class Kernel { reordering, ordered, votes, votes_early_exit };
 inline const char* kernel_name(Kernel k) {
@@ -172,13 +171,11 @@ T result_as(const RawResult& raw) {
   return v;
 }
 
-// ---- references ------------------------------------------------------------------------------------
+// ---- checks ------------------------------------------------------------------------------------------
+//
+// Against the float64 references of host_data.hpp (computed on every core).
 
 inline bool both_nan(double a, double b) { return std::isnan(a) && std::isnan(b); }
-
-// The references themselves: host_data.hpp (on every core).
-
-// ---- checks ------------------------------------------------------------------------------------------
 
 // The outcome of a check: the error, its bound, and the verdict with the reason.
 struct Verdict {

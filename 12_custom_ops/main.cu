@@ -44,9 +44,7 @@ struct Options {
   bool json = false;
 };
 
-struct Usage : std::invalid_argument {
-  using std::invalid_argument::invalid_argument;
-};
+using Usage = red::BadInput;
 
 // The input: from --input, or generated.
 template <class In>
@@ -169,13 +167,5 @@ int main(int argc, char** argv) {
   app.add_flag("--json", opt.json, "one JSON line instead of the report");
   app.footer("Exit codes: 0 passed, 1 the check failed, 2 bad arguments, 3 no GPU, 4 a CUDA error.");
   if (const int stop = red::parse_command_line(app, argc, argv); stop >= 0) return stop;
-  try {
-    return run(opt);
-  } catch (const std::invalid_argument& e) {
-    std::fprintf(stderr, "12_custom_ops: %s\n", e.what());
-    return red::kExitUsage;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "12_custom_ops: %s\n", e.what());
-    return red::kExitCudaError;
-  }
+  return red::run_program("12_custom_ops", [&] { return run(opt); });
 }

@@ -58,13 +58,8 @@ Verdict check_op(Kernel k, const std::vector<typename Op::In>& x, bool expect_pa
   return v;
 }
 
-std::vector<float2> affine_steps(std::size_t n) {
-  std::mt19937_64 rng(red::test::fresh_seed());
-  std::uniform_real_distribution<float> a(0.5f, 1.0f), b(-1.0f, 1.0f);
-  std::vector<float2> x(n);
-  for (auto& s : x) s = make_float2(a(rng), b(rng));
-  return x;
-}
+// Affine steps as the program and the benchmark generate them (host_data.hpp), from a fresh seed.
+std::vector<float2> affine_steps(std::size_t n) { return generate_pairs(n, red::test::fresh_seed()); }
 // A user's largest-magnitude operator (no transform), beside user_op.cuh's sum of squares.
 struct LargerMagnitude {
   __device__ float operator()(float a, float b) const { return fabsf(b) > fabsf(a) ? b : a; }
@@ -116,7 +111,7 @@ TEST_CASE("12_custom_ops: products - the plain one leaves float's range, the two
       check_op<ScaledProduct<float>>(k, x);
       if (n < 40) check_op<Product<float>>(k, x);  // small enough for float: within its bound
     }
-  // Subnormal factors (below FLT_MIN, 1.2e-38): the sum of logs scales them by 2^24 first.
+  // Subnormal factors (below FLT_MIN, 1.2e-38): both fixes scale them by 2^24 first.
   std::vector<float> tiny = uniform(1000, 0.5f, 2.0f);
   tiny[3] = 1e-40f;
   tiny[500] = -3e-42f;
@@ -142,13 +137,12 @@ TEST_CASE("12_custom_ops: products - the plain one leaves float's range, the two
 
 TEST_CASE("12_custom_ops: any and all with votes, early exit or not, and through the generic kernels") {
   const auto check = [](const std::vector<std::uint8_t>& x, std::size_t offset, const std::string& what) {
-    bool any = false, all = true;
-    for (std::uint8_t b : x) any |= b != 0, all &= b != 0;
+    const BytesReference want = bytes_reference(x.data(), x.size());
     for (Kernel k : {Kernel::votes, Kernel::votes_early_exit, Kernel::reordering, Kernel::ordered}) {
       const DeviceRun ra = run_on_device<AnyNonzero>(k, x.data(), x.size(), offset);
       const DeviceRun rl = run_on_device<AllNonzero>(k, x.data(), x.size(), offset);
-      CHECK_MESSAGE(result_as<int>(ra.result) == int(any), "any, ", what, ", kernel ", int(k));
-      CHECK_MESSAGE(result_as<int>(rl.result) == int(all), "all, ", what, ", kernel ", int(k));
+      CHECK_MESSAGE(result_as<int>(ra.result) == int(want.any), "any, ", what, ", kernel ", int(k));
+      CHECK_MESSAGE(result_as<int>(rl.result) == int(want.all), "all, ", what, ", kernel ", int(k));
       CHECK(ra.counters_zero);
       CHECK(rl.counters_zero);
       CHECK(ra.same_twice);

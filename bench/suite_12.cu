@@ -1,5 +1,5 @@
-// Chapter 12's operators at 2^28 elements (f32; bytes for any/all; 2^27 (a, b) pairs, also 1 GiB,
-// for the affine maps), each through the lesson's kernel, the order-keeping kernel where the
+// Chapter 12's operators over 1 GiB of input (2^28 floats; 2^30 bytes for any/all; 2^27 (a, b)
+// pairs for the affine maps), each through the lesson's kernel, the order-keeping kernel where the
 // reordering one is the lesson's, and CUB's TransformReduce with the same functors, in the same
 // run. The naive forms run on the data that shows their trap (products of values around one,
 // log-sum-exp near 100, variance of 10^4 + N(0, 1)). Every call is checked against float64 before

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <exception>
 #include <iostream>
+#include <stdexcept>
 #include <string>
 
 #include "cuda_check.hpp"
@@ -27,6 +28,29 @@ inline int parse_command_line(CLI::App& app, int argc, char** argv) {
     return kExitUsage;
   }
   return -1;
+}
+
+// A bad value that a program which parses its own options finds after parsing (a shape, a file,
+// an operator its kernel does not take, a size the device cannot hold): run_program exits 2 with
+// its message.
+struct BadInput : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
+// The rest of such a program's main, once its options are parsed: run()'s exit code; 2 with the
+// message for bad input (any std::invalid_argument); 4 with the reason for any other failure (a
+// CUDA call that failed).
+template <class Run>
+int run_program(const std::string& name, Run&& run) {
+  try {
+    return run();
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "%s: %s\n", name.c_str(), e.what());
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: %s\n", name.c_str(), e.what());
+    return kExitCudaError;
+  }
 }
 
 // The rest of an experiment program's main, once its options are parsed: without a GPU it says

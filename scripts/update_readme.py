@@ -502,7 +502,7 @@ def custom_ops_chapter(chapter, rows, machine):
     reference = custom_ops_reference(rows)
     dtypes = lambda part: ", ".join(sorted({r["dtype"] for r in part}))
     tables = [(f"**{op}** ({dtypes(part)}, 1 GiB)", custom_ops_table(part, reference)) for op, part in by_op.items()]
-    intro = (f"Measured on **{machine.gpu}**. Each operator over 1 GiB of input (2^28 floats, 2^28 bytes "
+    intro = (f"Measured on **{machine.gpu}**. Each operator over 1 GiB of input (2^28 floats, 2^30 bytes "
              f"or 2^27 (a, b) pairs). GB/s: the input read once, in 10^9 bytes/s, the steady state, the "
              f"median call among calls queued back to back, cold; % of DRAM peak: of the theoretical "
              f"DRAM bandwidth ({machine.dram_gbps:.0f} GB/s). `× {CUSTOM_OPS_REFERENCE_CHAPTER} f32 sum`: "

@@ -50,6 +50,20 @@ struct alignas(16) Vec16 {
   T e[kCount];
 };
 
+// A 16-byte load, marked evict-first (__ldcs, ld.global.cs) when kStreaming: data read once, that
+// should not push out of the caches what is read again (SegmentTuning::kStreamingLoads says why).
+template <bool kStreaming, class T>
+__device__ __forceinline__ Vec16<T> load_vector(const Vec16<T>* p) {
+  if constexpr (!kStreaming) {
+    return *p;
+  } else {
+    const uint4 w = __ldcs(reinterpret_cast<const uint4*>(p));
+    Vec16<T> v;
+    memcpy(&v, &w, sizeof v);
+    return v;
+  }
+}
+
 // One lane's share of elements p[0, len) among `lanes` lanes, as an accumulator. Element i has the
 // index first_index + i (argmax reports it). The body is read in aligned 16-byte vectors, kUnroll
 // of them in flight per lane; the elements before the first 16-byte boundary (head) and after
@@ -492,6 +506,9 @@ struct SegmentTuning {
                                                 // window's start (true), or into the same one once the
                                                 // walk has used it (false: 16 registers fewer)
   static constexpr unsigned kMinBlocks = 4;     // blocks of 256 threads an SM holds: 64 registers
+  static constexpr bool kStreamingLoads = true;  // the elements read evict-first: each is read once,
+                                                 // while the offsets are read again (the ends, then
+                                                 // the writing pass) and should stay in L1 and L2
 };
 
 // What a warp leaves for whoever finishes its first and last segments.
@@ -600,7 +617,7 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
     if (kAligned && g >= first && g + kItems <= w1) {
 #pragma unroll
       for (unsigned u = 0; u < kVecs; ++u) {
-        const V v = reinterpret_cast<const V*>(in + g)[u];
+        const V v = load_vector<Policy::kStreamingLoads>(reinterpret_cast<const V*>(in + g) + u);
 #pragma unroll
         for (unsigned j = 0; j < V::kCount; ++j) x[u * V::kCount + j] = v.e[j];
       }

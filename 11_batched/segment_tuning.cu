@@ -35,11 +35,12 @@ using Op = red::Sum<float>;
 using Acc = Op::Acc;
 
 // The lesson's policy with one choice changed.
-template <unsigned kItemsV, bool kDoubleBufferV, unsigned kMinBlocksV>
+template <unsigned kItemsV, bool kDoubleBufferV, unsigned kMinBlocksV, bool kStreamingLoadsV = true>
 struct Changed {
   static constexpr unsigned kItems = kItemsV;
   static constexpr bool kDoubleBuffer = kDoubleBufferV;
   static constexpr unsigned kMinBlocks = kMinBlocksV;
+  static constexpr bool kStreamingLoads = kStreamingLoadsV;
 };
 using Lesson = ch11::SegmentTuning;
 
@@ -76,10 +77,11 @@ Variant variant(const std::string& name) {
 int run() {
   const red::DeviceInfo dev = red::query_device();
   const std::vector<Variant> variants = {
-      variant<Lesson>("lesson: 16 a lane, one array, 4 blocks an SM"),
+      variant<Lesson>("lesson: 16 a lane, one array, 4 blocks an SM, evict-first loads"),
       variant<Changed<16, true, 3>>("16 a lane, two arrays (3 blocks an SM)"),
       variant<Changed<32, false, 3>>("32 a lane, one array (3 blocks an SM)"),
       variant<Changed<8, false, 4>>("8 a lane, one array, 4 blocks an SM"),
+      variant<Changed<16, false, 4, false>>("plain loads (no evict-first hint), otherwise the lesson"),
   };
   const Shape shapes[] = {{"uniform", 32, ch11::SegmentDist::uniform},
                           {"heavy", 32, ch11::SegmentDist::heavy},

@@ -298,6 +298,12 @@ static_assert(1u << kColumnTree == kColumnBlock, "kColumnTree is log2(kColumnBlo
 // (argmax's index pairs would spill there: it stays at 2).
 template <bool kVector>
 constexpr unsigned kColumnUnroll = kVector ? 4 : 8;
+// Below kFewRows rows, 16-byte loads take 8 rows a trip (kFewRowsUnroll) after all: with 4, a block
+// of so few rows is under 32 threads deep and 32 vectors (512 bytes of each row) across, and every
+// thread has one trip. In the H200's benchmark, 64 rows of 2^20 floats ran at 3101 GB/s with 4, and
+// at 4025 with 8 in the run before 4 was chosen; from 128 rows on, the two plan the same blocks.
+constexpr std::size_t kFewRows = 128;
+constexpr unsigned kFewRowsUnroll = 8;
 
 template <class Op>
 struct CombineOp {  // Op over its own accumulators: the pass over the chunks' partials
@@ -321,7 +327,7 @@ constexpr bool kVectorPartials = kVector && 16 % sizeof(typename Op::Acc) == 0;
 // The block's strip of a [rows, vectors x kCount] matrix (row stride `stride` elements): vectors
 // v0 to v0 + P - 1 across, rows [first, last) down. On return, the threads with y == 0 hold their
 // columns' results in acc. Starts and ends with the shared tree free.
-template <class Op, class T, bool kVector>
+template <class Op, class T, bool kVector, unsigned kTrip = kColumnUnroll<kVector>>
 __device__ void column_strip(const T* in, std::size_t first, std::size_t last, std::size_t vectors, std::size_t stride,
                              unsigned P, std::size_t v0, typename Op::Acc (&acc)[kVector ? Vec16<T>::kCount : 1],
                              typename Op::Acc* tree) {
@@ -334,14 +340,14 @@ __device__ void column_strip(const T* in, std::size_t first, std::size_t last, s
 #pragma unroll
   for (unsigned j = 0; j < kCount; ++j) acc[j] = Op::identity();
   if (active) {
-    // Trips of kColumnUnroll rows, every load of a trip issued before the first add; then one last
+    // Trips of kTrip rows, every load of a trip issued before the first add; then one last
     // trip with the rows past the chunk left out, so that no row is read on its own (a chunk's
     // few leftover rows one after another would cost a memory latency each).
     const auto trip = [&](std::size_t r, auto guarded) {
-      Vec16<T> x4[kColumnUnroll<kVector>];
-      T x1[kColumnUnroll<kVector>];
+      Vec16<T> x4[kTrip];
+      T x1[kTrip];
 #pragma unroll
-      for (unsigned u = 0; u < kColumnUnroll<kVector>; ++u) {
+      for (unsigned u = 0; u < kTrip; ++u) {
         if (guarded && r + u * R >= last) continue;
         if constexpr (kVector)
           x4[u] = reinterpret_cast<const Vec16<T>*>(in + (r + u * R) * stride)[v];
@@ -349,14 +355,14 @@ __device__ void column_strip(const T* in, std::size_t first, std::size_t last, s
           x1[u] = in[(r + u * R) * stride + v];
       }
 #pragma unroll
-      for (unsigned u = 0; u < kColumnUnroll<kVector>; ++u)
+      for (unsigned u = 0; u < kTrip; ++u)
         if (!guarded || r + u * R < last)
 #pragma unroll
           for (unsigned j = 0; j < kCount; ++j)
             acc[j] = Op::combine(acc[j], Op::load(kVector ? x4[u].e[j] : x1[u], r + u * R));
     };
     std::size_t r = first + y;
-    for (; r + (kColumnUnroll<kVector> - 1) * R < last; r += kColumnUnroll<kVector> * R) trip(r, std::false_type{});
+    for (; r + (kTrip - 1) * R < last; r += kTrip * R) trip(r, std::false_type{});
     if (r < last) trip(r, std::true_type{});
   }
   // The R threads of a column meet. First within a warp: its 32 / P threads of each column, by
@@ -412,7 +418,7 @@ __device__ void finish_column_strip(const typename Op::Acc* partials, unsigned c
 // row (then the partials, 256 bytes on).
 inline std::size_t tickets_bytes(std::size_t count) { return red::ceil_div(count * sizeof(unsigned), 256) * 256; }
 
-template <class Op, class T, bool kVector>
+template <class Op, class T, bool kVector, unsigned kTrip = kColumnUnroll<kVector>>
 __global__ void __launch_bounds__(kColumnBlock, kVector || sizeof(typename Op::Acc) > 4 ? 2 : 4)
     columns_tiled(const T* in, std::size_t rows, std::size_t cols, std::size_t stride, unsigned across,
                   std::size_t chunk_rows, void* out, unsigned* tickets, typename Op::Acc* partials) {
@@ -424,7 +430,7 @@ __global__ void __launch_bounds__(kColumnBlock, kVector || sizeof(typename Op::A
   const std::size_t vectors = cols / kCount, v0 = std::size_t{blockIdx.x} * P;
   const std::size_t first = std::size_t{blockIdx.y} * chunk_rows, last = std::min(rows, first + chunk_rows);
   Acc acc[kCount];
-  column_strip<Op, T, kVector>(in, first, last, vectors, stride, P, v0, acc, tree);
+  column_strip<Op, T, kVector, kTrip>(in, first, last, vectors, stride, P, v0, acc, tree);
   const std::size_t v = v0 + threadIdx.x;  // for the threads with y == 0
   const bool holds = threadIdx.x < P && v < vectors;
   if (gridDim.y == 1) {
@@ -854,6 +860,7 @@ struct Plan {
   unsigned across = 1;    // columns: threads across a row (and across the partials, in the last
                           // block of a strip: across_partials)
   unsigned across_partials = 1;
+  unsigned trip = 1;      // columns: rows a thread loads at once (kColumnUnroll, or kFewRowsUnroll)
   bool vector = false;    // rows: rows_aligned (every row on a 16-byte boundary, at most 2 vectors
                           // a lane, or 8 with a whole warp); columns: 16-byte loads across the row
                           // (and across the partials); segments: 16-byte loads (input on a 16-byte
@@ -943,13 +950,17 @@ Plan plan(const BatchedCall& c) {
       // At least 32 vectors across (512 contiguous bytes a warp) when the row has them; more when
       // the rows are too few to give every thread a full trip down them.
       std::size_t deep_wanted = 1;
-      const std::size_t unroll = p.vector ? kColumnUnroll<true> : kColumnUnroll<false>;
+      p.trip = !p.vector ? kColumnUnroll<false> : s.rows < kFewRows ? kFewRowsUnroll : kColumnUnroll<true>;
+      const std::size_t unroll = p.trip;
       while (deep_wanted * 2 <= std::min<std::size_t>(kColumnBlock, s.rows / unroll)) deep_wanted *= 2;
       p.across = static_cast<unsigned>(
           std::max<std::size_t>(1, std::min<std::size_t>(V, std::max<std::size_t>(32, kColumnBlock / deep_wanted))));
       const std::size_t deep = kColumnBlock / p.across, blocks_x = std::max<std::size_t>(1, red::ceil_div(V, p.across));
-      const std::size_t resident = p.vector ? resident_blocks<kColumnBlock, columns_tiled<Op, T, true>, columns_tree_bytes<Acc>(kCount)>()
-                                            : resident_blocks<kColumnBlock, columns_tiled<Op, T, false>, columns_tree_bytes<Acc>(1)>();
+      const std::size_t resident =
+          !p.vector ? resident_blocks<kColumnBlock, columns_tiled<Op, T, false>, columns_tree_bytes<Acc>(1)>()
+          : p.trip == kFewRowsUnroll
+              ? resident_blocks<kColumnBlock, columns_tiled<Op, T, true, kFewRowsUnroll>, columns_tree_bytes<Acc>(kCount)>()
+              : resident_blocks<kColumnBlock, columns_tiled<Op, T, true>, columns_tree_bytes<Acc>(kCount)>();
       const std::size_t wanted = std::max<std::size_t>(1, resident / blocks_x);         // one wave
       const std::size_t most = std::max<std::size_t>(1, s.rows / (deep * unroll));  // a full trip each
       p.split = static_cast<unsigned>(std::min<std::size_t>({wanted, most, 65535}));
@@ -1087,7 +1098,10 @@ void launch(const BatchedCall& c) {
       const std::size_t kc = p.vector ? Vec16<T>::kCount : 1;
       const dim3 grid(static_cast<unsigned>(red::ceil_div(s.cols / kc, p.across)), p.split);
       const std::size_t shared = columns_tree_bytes<Acc>(kc);
-      if (p.vector)
+      if (p.vector && p.trip == kFewRowsUnroll)
+        columns_tiled<Op, T, true, kFewRowsUnroll><<<grid, kColumnBlock, shared, c.stream>>>(
+            in, s.rows, s.cols, s.stride, p.across, p.chunk, c.output, tickets, partials);
+      else if (p.vector)
         columns_tiled<Op, T, true><<<grid, kColumnBlock, shared, c.stream>>>(in, s.rows, s.cols, s.stride, p.across, p.chunk,
                                                                              c.output, tickets, partials);
       else

@@ -114,14 +114,14 @@ if [[ -x "$variants_test" && ( -z "${SANITIZE_ONLY:-}" || " $SANITIZE_ONLY " == 
 fi
 # Chapter 11's program takes shapes, not n: its mappings at small shapes (a thread, a group, a block
 # and split blocks per row; unaligned rows; tiled columns in one chunk and in several, with element
-# and 16-byte loads, and naive columns; segments balanced over one and hundreds of warps, and the
+# and 16-byte loads (4 rows a trip, and 8 for fewer than 128 rows), and naive columns; segments balanced over one and hundreds of warps, and the
 # naive mapping), each
 # run checking every result. Its job lines carry the program's arguments after "args".
 batched="$BUILD_DIR/11_batched/11_batched"
 if [[ -x "$batched" && ( -z "${SANITIZE_ONLY:-}" || " $SANITIZE_ONLY " == *" 11_"* ) ]]; then
   for shape in "--rows 1025 --cols 8" "--rows 33 --cols 33" "--rows 3 --cols 70000" "--rows 77 --cols 13 --stride 18" \
     "--rows 33 --cols 1000 --strategy block_per_row" "--rows 1025 --cols 33 --axis 0" \
-    "--rows 33 --cols 1025 --stride 1030 --axis 0" "--rows 4000 --cols 64 --axis 0" \
+    "--rows 33 --cols 1025 --stride 1030 --axis 0" "--rows 4000 --cols 64 --axis 0" "--rows 100 --cols 64 --axis 0" \
     "--rows 300 --cols 40 --axis 0 --strategy columns_naive" \
     "--segment-dist uniform --segment-count 1000 --segment-mean 32" \
     "--segment-dist heavy --segment-count 1000 --segment-mean 64" \

@@ -300,8 +300,9 @@ template <bool kVector>
 constexpr unsigned kColumnUnroll = kVector ? 4 : 8;
 // Below kFewRows rows, 16-byte loads take 8 rows a trip (kFewRowsUnroll) after all: with 4, a block
 // of so few rows is under 32 threads deep and 32 vectors (512 bytes of each row) across, and every
-// thread has one trip. In the H200's benchmark, 64 rows of 2^20 floats ran at 3101 GB/s with 4, and
-// at 4025 with 8 in the run before 4 was chosen; from 128 rows on, the two plan the same blocks.
+// thread has one trip. In the H200's benchmark, 64 rows of 2^20 floats ran at 3101 GB/s with 4
+// (results/h200/experiments/11_columns_trip4_bench.csv) and at 4009 with 8 (results/h200/bench.csv);
+// from 128 rows on, the two plan the same blocks.
 constexpr std::size_t kFewRows = 128;
 constexpr unsigned kFewRowsUnroll = 8;
 

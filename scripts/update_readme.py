@@ -158,8 +158,9 @@ def top_section(readme, rows, batched, machine, results_dir):
         lines += ["Any associative operator: each of chapter 12's operators over 1 GiB through its "
                   f"lesson kernel, against chapter 07's f32 sum of the same bytes and CUB's "
                   "TransformReduce with the same functors in the same run, and its error against "
-                  "float64 (a naive form fails its check: that is its trap). Every kernel: the "
-                  "chapter's README.", ""]
+                  "float64 (a naive form's error is its trap; its check fails where the bound, "
+                  "which grows with the chain of combines, is tighter than the loss). Every kernel: "
+                  "the chapter's README.", ""]
         lines += custom + [""]
     charts = [(name, alt) for name, alt in plot.CHARTS
               if os.path.exists(os.path.join(results_dir, name))]
@@ -509,7 +510,10 @@ def custom_ops_chapter(chapter, rows, machine):
              f"GB/s divided by chapter 07's f32 sum of the same bytes in the same run; "
              f"`× cub_transform_reduce`: divided by CUB's TransformReduce with the same functors "
              f"(> 1: this chapter is faster). The error is against the float64 reference, beside the "
-             f"bound it is held to (host_reference.hpp); a naive form's **fails** is its trap.")
+             f"bound it is held to (host_reference.hpp). A naive form's error is its trap: its check "
+             f"**fails** where the bound is tighter than the loss, and the bound grows with the longest "
+             f"chain of combines (the naive variance through the reordering kernel: a bound above 1, "
+             f"which no variance can exceed by its loss alone).")
     return intro, tables
 
 

@@ -65,9 +65,10 @@ inline const char* kernel_name(Kernel k) {
 }
 
 // The longest chain of combines an element goes through. The reordering kernel: chapter 10's
-// count for its grid. The ordered kernel: its lane's piece of a trip, the warp's fold, the warp's
-// trips, the fold of the block's warps, the last block's share of the partials and its folds, and
-// the elements after the last whole vector.
+// count for its grid. The ordered kernel: its lane's piece of a step, the fold of the region's
+// lanes, the region's steps, the fold of the warp's regions, the last warp's step after the whole
+// steps and the elements after the last whole vector, the fold of the block's warps, the last
+// block's share of the partials and its folds.
 template <class Op>
 std::size_t depth(Kernel k, std::size_t n) {
   if (n == 0) return 0;
@@ -78,11 +79,13 @@ std::size_t depth(Kernel k, std::size_t n) {
     return ch10::single_pass_depth(n, blocks, ch07::unroll_of<Policy, Source>(), Source::kCount);
   }
   using Source = OrderedSource<Op>;
-  constexpr std::size_t kPiece = std::size_t{ch07::unroll_of<OrderedTuning, Source>()} * Source::kCount;
+  constexpr std::size_t kStepVectors = ordered_step_vectors<Op>(), kPiece = kStepVectors / kWarp * Source::kCount;
+  std::size_t group_steps = 0;
+  for (unsigned g = 1; g < OrderedTuning::kLanesPerRegion; g *= 2) ++group_steps;
   const std::size_t blocks = ordered_blocks<Op>(n), warps = blocks * kWarps;
-  const std::size_t trips = red::ceil_div(n / Source::kCount, kPiece / Source::kCount * kWarp);
-  return kPiece + 5 + red::ceil_div(trips, warps) + kWarps + red::ceil_div(blocks, std::size_t{kBlock}) + 5 + kWarps +
-         Source::kCount;
+  const std::size_t steps = n / Source::kCount / kStepVectors;
+  return kPiece + group_steps + red::ceil_div(steps, warps) + 5 + 1 + Source::kCount + kWarps +
+         red::ceil_div(blocks, std::size_t{kBlock}) + 5 + kWarps;
 }
 
 // ---- a call on the device ------------------------------------------------------------------------

@@ -7,9 +7,10 @@
 //  - the order. Chapter 10 hands a thread vectors a grid apart (tile r x grid + block) and its last
 //    block takes the partials i, i + 256, ...: it combines elements out of order, which is right
 //    only for a commutative operator. reduce_ordered gives every warp one contiguous stretch of
-//    the input, every lane a contiguous piece of each trip, and combines lanes, warps, blocks and
-//    partials strictly left to right: it needs only associativity. Cost: one ordered warp tree per
-//    trip (5 shuffles a lane per 8 vectors) and the same memory traffic.
+//    the input, cut into 8 regions of 4 lanes, every lane a contiguous piece of its region each
+//    step, and combines lanes, regions, warps, blocks and partials strictly left to right: it
+//    needs only associativity. Cost: the same memory traffic, a trip through shared memory, and 4
+//    combines a lane per 64 elements (its 2 runs, a 2-step tree over its 4 lanes, the region's run).
 //  - the block's combine for a logical any / all, which is a vote: __syncthreads_or/and is one
 //    instruction for the whole block. any_all uses it, and can stop early (a flag in memory that
 //    every warp polls once a trip) once the answer is known.
@@ -121,16 +122,18 @@ __device__ Acc shuffle_down(const Acc& v, unsigned delta) {
   return out;
 }
 
-// Lane 0 gets v of lanes 0, 1, ..., 31 combined in that order: at each step a lane appends what the
-// lane d above it holds (which covers the next d lanes), and a lane with nobody d above keeps its
-// own (the tree the lanes near the top would otherwise corrupt; lane 0 never reads them).
-template <class Op>
+// Lane g kLanes of each group of kLanes lanes gets v of its lanes combined in their order (lane 0
+// the whole warp's, by default): at each step a lane appends what the lane d above it holds (which
+// covers the next d lanes), and a lane with nobody d above it in its group keeps its own (the tree
+// the lanes near the group's top would otherwise corrupt; the group's first lane never reads them).
+template <class Op, unsigned kLanes = kWarp>
 __device__ typename Op::Acc ordered_warp_fold(typename Op::Acc v) {
-  const unsigned lane = threadIdx.x % kWarp;
+  static_assert(kLanes <= kWarp && kWarp % kLanes == 0 && (kLanes & (kLanes - 1)) == 0, "groups of 2^k lanes");
+  const unsigned lane = threadIdx.x % kLanes;
 #pragma unroll
-  for (unsigned d = 1; d < kWarp; d *= 2) {
+  for (unsigned d = 1; d < kLanes; d *= 2) {
     const typename Op::Acc above = shuffle_down(v, d);
-    if (lane + d < kWarp) v = Op::combine(v, above);
+    if (lane + d < kLanes) v = Op::combine(v, above);
   }
   return v;
 }
@@ -146,91 +149,119 @@ __device__ typename Op::Acc fold_warps_in_order(typename Op::Acc v, typename Op:
   return v;
 }
 
-// The policy: chapter 07's loads (16-byte vectors, up to 8 a lane and 32 elements a trip), and the
-// runs a lane folds its piece of a trip in.
+// The policy: chapter 07's loads (16-byte vectors, up to 8 a lane and 32 elements a load round),
+// and how the ordered kernel cuts a warp's stretch. 12_custom_ops_ordered_tuning (ordered_tuning.cu)
+// times the alternatives (results/h200/experiments/ordered_tuning.md): one region per warp (a
+// 5-step tree each step, the layout of a plain ordered kernel) and 16 regions fall behind on the
+// operators with a long combine; one region per lane reads 32 separate streams a warp.
 struct OrderedTuning : ch07::Tuning {
-  static constexpr unsigned kRuns = 4;
+  static constexpr unsigned kLanesPerRegion = 4;  // the warp's stretch is cut into 32 / 4 = 8 regions
+  static constexpr unsigned kRounds = 2;          // load rounds a step: a lane's piece is 2 x 8 vectors
+  static constexpr unsigned kRuns = 2;            // a piece is folded as 2 runs side by side
+  static constexpr unsigned kMinBlocks = 2;       // registers capped for 2 blocks an SM (128 a thread)
 };
 
-// Every warp takes a contiguous run of trips (warp w of W: trips [T w / W, T (w + 1) / W)). A trip
-// is 32 x kVecs vectors, loaded as chapter 07 loads them (lane l takes vectors l, l + 32, ...: a
-// warp's load covers 512 contiguous bytes) and passed through the warp's shared memory so that
-// lane l gets the contiguous vectors l x kVecs + [0, kVecs) (loading those directly, a warp's load
-// would touch 32 lines, and the L1 becomes the limit). A lane folds its piece left to right, the
-// warp folds its lanes in order (ordered_warp_fold) and lane 0 appends that to the warp's run. The
-// elements past the last whole vector come last, in the last warp. Blocks fold their warps in
-// order; the last block (chapter 10's acq_rel ticket) folds the blocks' partials in order, a
-// contiguous share a thread.
+// Every warp takes a contiguous stretch of whole steps (warp w of W: steps [T w / W, T (w + 1) / W)
+// of the T whole steps; a step is 32 K vectors, K = kRounds x kVecs) and cuts it into 32 / G
+// regions, one per group of G lanes. Each step a group takes the next G K vectors of its region,
+// lane i of the group the i-th K of them: a lane's piece is contiguous, the group's pieces follow
+// each other, and so do a region's steps. A lane folds its piece left to right (kRuns runs side by
+// side, then in order), the group folds its lanes in order (log2 G shuffle steps) and its first
+// lane appends that to the region's run; after the last step the warp folds the regions' runs in
+// order. The loads stay coalesced: load u takes the vectors u 32 .. u 32 + 31 of the step's order
+// (group 0's G K vectors, then group 1's, ...), so each quarter-warp reads one whole 128-byte line
+// of one region, and the warp's shared memory hands every vector to its lane (loading a lane's
+// piece directly, a warp's load would touch 32 lines, and the L1 becomes the limit). The next
+// step's loads are in flight while a lane folds. The vectors after the last whole step form one
+// more step of a single region (the lanes' pieces one after another) in the last warp, and the
+// elements after the last whole vector come after it. Blocks fold their warps in order; the last
+// block (chapter 10's acq_rel ticket) folds the blocks' partials in order, a contiguous share a thread.
 template <class Op, class Policy, class Source>
-__global__ void __launch_bounds__(kBlock)
+__global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
     reduce_ordered(Source src, std::size_t n, typename Op::Acc* partials, unsigned* tickets, void* result) {
   using Acc = typename Op::Acc;
   using Loaded = typename Source::Loaded;
   constexpr unsigned kVecs = ch07::unroll_of<Policy, Source>(), kCount = Source::kCount;
-  constexpr unsigned kRuns = kVecs < Policy::kRuns ? kVecs : Policy::kRuns;
-  static_assert(kVecs % kRuns == 0, "the runs split a lane's vectors evenly");
-  constexpr std::size_t kTripVectors = std::size_t{kWarp} * kVecs;
+  constexpr unsigned G = Policy::kLanesPerRegion, K = Policy::kRounds * kVecs;
+  constexpr unsigned kRuns = K < Policy::kRuns ? K : Policy::kRuns;
+  static_assert((G * K) % 8 == 0, "a quarter-warp's load stays in one group's vectors");
+  static_assert(K % kRuns == 0, "the runs split a lane's vectors evenly");
+  static_assert(sizeof(Loaded) == sizeof(uint4), "a loaded vector is 16 bytes");
+  constexpr std::size_t kStep = std::size_t{kWarp} * K;
   __shared__ Acc per_warp[kWarps];
   __shared__ bool last;
-  // A trip of each warp, as 16-byte words (one STS.128 or LDS.128 a vector; a struct of four
-  // floats would be stored a float at a time, four times the shared-memory wavefronts): vector q
-  // of lane L sits at L kVecs + (q % kVecs) ^ (L % kVecs), so that neither the stores nor the loads
-  // of a quarter-warp share a bank.
-  static_assert(sizeof(Loaded) == sizeof(uint4), "a loaded vector is 16 bytes");
-  __shared__ uint4 staged[kWarps][kWarp * kVecs];
+  // A step of each warp (ordered_shared_bytes), as 16-byte words (one STS.128 or LDS.128 a
+  // vector; a struct of four floats would be stored a float at a time, four times the
+  // shared-memory wavefronts): vector k of lane L's piece sits at L K + (k ^ (L % K)), so that
+  // neither the stores nor the loads of a quarter-warp share a bank.
+  extern __shared__ uint4 staged[];
   const unsigned lane = threadIdx.x % kWarp;
-  uint4* const stage = staged[threadIdx.x / kWarp];
-  const std::size_t vectors = n / kCount, trips = (vectors + kTripVectors - 1) / kTripVectors;
+  uint4* const stage = staged + std::size_t{threadIdx.x / kWarp} * kStep;
+  const std::size_t vectors = n / kCount, steps = vectors / kStep;
   const std::size_t warps = std::size_t{gridDim.x} * kWarps, w = std::size_t{blockIdx.x} * kWarps + threadIdx.x / kWarp;
-  const std::size_t t0 = trips * w / warps, t1 = trips * (w + 1) / warps;
-  Acc run = Op::identity();  // lane 0: the warp's trips so far
-  const auto trip = [&](std::size_t t, auto guarded) {
-    const std::size_t base = t * kTripVectors;
-    Loaded x[kVecs];
+  const std::size_t s0 = steps * w / warps, s1 = steps * (w + 1) / warps;
+  const std::size_t first = s0 * kStep, region = (s1 - s0) * G * K;  // the warp's first vector; a region's vectors
+  // Position p of step s's order: vector p % (G K) of group p / (G K)'s G K, lane p / K's (p % K)-th.
+  const auto vector_at = [&](std::size_t s, unsigned p) { return first + p / (G * K) * region + s * (G * K) + p % (G * K); };
+  Loaded x[K];
+  const auto stage_loads = [&] {
+    __syncwarp();  // the last step's reads of the stage are done
 #pragma unroll
-    for (unsigned u = 0; u < kVecs; ++u)
-      if (!guarded || base + u * kWarp + lane < vectors) x[u] = src.load(base + u * kWarp + lane);
-    __syncwarp();  // the last trip's reads of the stage are done
-#pragma unroll
-    for (unsigned u = 0; u < kVecs; ++u) {
-      const unsigned q = u * kWarp + lane, L = q / kVecs;  // vector q of the trip is lane L's (q % kVecs)-th
-      memcpy(&stage[L * kVecs + ((q % kVecs) ^ (L % kVecs))], &x[u], sizeof(uint4));
+    for (unsigned u = 0; u < K; ++u) {
+      const unsigned p = u * kWarp + lane, L = p / K;
+      memcpy(&stage[L * K + ((p % K) ^ (L % K))], &x[u], sizeof(uint4));
     }
     __syncwarp();
-#pragma unroll
-    for (unsigned k = 0; k < kVecs; ++k) {
-      const uint4 word = stage[lane * kVecs + (k ^ (lane % kVecs))];
-      memcpy(&x[k], &word, sizeof(uint4));
-    }
-    // The piece as kRuns runs of consecutive vectors folded side by side, then combined in order:
-    // the same order of elements, and a quarter of the dependent chain (an online log-sum-exp
-    // or Welford update per element is a long chain; one run would leave the lane waiting on it).
-    const std::size_t v0 = base + std::size_t{lane} * kVecs;
+  };
+  // The lane's piece, vectors v0 .. v0 + K - 1 (those below `end` if guarded).
+  const auto fold_piece = [&](std::size_t v0, auto guarded, std::size_t end) {
     Acc runs[kRuns];
 #pragma unroll
     for (unsigned r = 0; r < kRuns; ++r) runs[r] = Op::identity();
 #pragma unroll
-    for (unsigned k = 0; k < kVecs; ++k)
-      if (!guarded || v0 + k < vectors)
+    for (unsigned k = 0; k < K; ++k) {
+      const uint4 word = stage[lane * K + (k ^ (lane % K))];
+      Loaded y;
+      memcpy(&y, &word, sizeof(uint4));
+      if (!guarded || v0 + k < end)
 #pragma unroll
         for (unsigned j = 0; j < kCount; ++j) {
-          Acc& run_k = runs[k / (kVecs / kRuns)];
-          run_k = Op::append(run_k, src.value(x[k], j), (v0 + k) * kCount + j);
+          Acc& run_k = runs[k / (K / kRuns)];
+          run_k = Op::append(run_k, src.value(y, j), (v0 + k) * kCount + j);
         }
+    }
     Acc piece = runs[0];
 #pragma unroll
     for (unsigned r = 1; r < kRuns; ++r) piece = Op::combine(piece, runs[r]);
-    piece = ordered_warp_fold<Op>(piece);
-    if (lane == 0) run = Op::combine(run, piece);
+    return piece;
   };
-  for (std::size_t t = t0; t < t1; ++t) {
-    if ((t + 1) * kTripVectors <= vectors)
-      trip(t, std::false_type{});
-    else
-      trip(t, std::true_type{});
+  Acc run = Op::identity();  // the group's first lane: its region's steps so far
+  const std::size_t S = s1 - s0;
+  if (S > 0)
+#pragma unroll
+    for (unsigned u = 0; u < K; ++u) x[u] = src.load(vector_at(0, u * kWarp + lane));
+  for (std::size_t s = 0; s < S; ++s) {
+    stage_loads();
+    if (s + 1 < S)
+#pragma unroll
+      for (unsigned u = 0; u < K; ++u) x[u] = src.load(vector_at(s + 1, u * kWarp + lane));
+    const Acc piece = ordered_warp_fold<Op, G>(fold_piece(vector_at(s, lane * K), std::false_type{}, 0));
+    if (lane % G == 0) run = Op::combine(run, piece);
   }
-  if (w == warps - 1 && lane == 0)  // the elements after the last whole vector
-    for (std::size_t i = vectors * kCount; i < n; ++i) run = Op::append(run, src.element(i), i);
+  run = ordered_warp_fold<Op>(lane % G == 0 ? run : Op::identity());  // lane 0: the regions in order
+  if (w == warps - 1) {
+    const std::size_t rest = steps * kStep;  // the vectors after the last whole step
+    if (rest < vectors) {
+#pragma unroll
+      for (unsigned u = 0; u < K; ++u)
+        if (rest + u * kWarp + lane < vectors) x[u] = src.load(rest + u * kWarp + lane);
+      stage_loads();
+      const Acc piece = ordered_warp_fold<Op>(fold_piece(rest + std::size_t{lane} * K, std::true_type{}, vectors));
+      if (lane == 0) run = Op::combine(run, piece);
+    }
+    if (lane == 0)  // the elements after the last whole vector
+      for (std::size_t i = vectors * kCount; i < n; ++i) run = Op::append(run, src.element(i), i);
+  }
   Acc block = fold_warps_in_order<Op>(run, per_warp);  // thread 0
   if (gridDim.x == 1) {
     if (threadIdx.x == 0) Op::store(result, block);
@@ -256,18 +287,37 @@ __global__ void __launch_bounds__(kBlock)
 template <class Op, class Policy = OrderedTuning>
 using OrderedSource = ch07::Array<typename Op::In, typename Policy::Load>;
 
-// Blocks the ordered kernel can hold at once: chapter 07's rule (asked once per device).
+// The vectors a warp takes a step, and the shared memory of a block's steps (dynamic: 64 KB for
+// the lesson's 8 warps x 32 lanes x 16 vectors, above the 48 KB a kernel may declare statically).
 template <class Op, class Policy = OrderedTuning>
-unsigned ordered_max_blocks() {
-  return ch07::device_limits<reduce_ordered<Op, Policy, OrderedSource<Op, Policy>>>().max_blocks;
+constexpr std::size_t ordered_step_vectors() {
+  return std::size_t{kWarp} * Policy::kRounds * ch07::unroll_of<Policy, OrderedSource<Op, Policy>>();
+}
+template <class Op, class Policy = OrderedTuning>
+constexpr std::size_t ordered_shared_bytes() {
+  return std::size_t{kWarps} * ordered_step_vectors<Op, Policy>() * sizeof(uint4);
 }
 
-// Blocks for n elements: a trip a warp at least, at most what the GPU holds at once.
+// Blocks the ordered kernel can hold at once, with its shared memory (asked once per device,
+// which also lets the kernel have that much).
+template <class Op, class Policy = OrderedTuning>
+unsigned ordered_max_blocks() {
+  return red::per_device<unsigned>([](int device) {
+    const auto kernel = reduce_ordered<Op, Policy, OrderedSource<Op, Policy>>;
+    const int bytes = static_cast<int>(ordered_shared_bytes<Op, Policy>());
+    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    int sms = 0, per_sm = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kBlock, static_cast<std::size_t>(bytes)));
+    return static_cast<unsigned>(sms) * std::max(1u, static_cast<unsigned>(per_sm));
+  });
+}
+
+// Blocks for n elements: a step a warp at least, at most what the GPU holds at once.
 template <class Op, class Policy = OrderedTuning>
 unsigned ordered_blocks(std::size_t n) {
-  using Source = OrderedSource<Op, Policy>;
-  const std::size_t trip = std::size_t{kWarp} * ch07::unroll_of<Policy, Source>() * Source::kCount;
-  return static_cast<unsigned>(std::clamp<std::size_t>(red::ceil_div(n, trip * kWarps), 1, ordered_max_blocks<Op, Policy>()));
+  const std::size_t step = ordered_step_vectors<Op, Policy>() * OrderedSource<Op, Policy>::kCount;
+  return static_cast<unsigned>(std::clamp<std::size_t>(red::ceil_div(n, step * kWarps), 1, ordered_max_blocks<Op, Policy>()));
 }
 
 template <class Op>
@@ -300,8 +350,8 @@ void launch_ordered(const Call& c) {
   const Source src{static_cast<const typename Op::In*>(c.input)};
   if (!src.element_aligned()) throw std::invalid_argument("12_custom_ops: input not aligned to its element type");
   const OrderedScratch<Op> s(c.scratch, ordered_max_blocks<Op, Policy>());
-  reduce_ordered<Op, Policy, Source><<<ordered_blocks<Op, Policy>(c.n), kBlock, 0, c.stream>>>(src, c.n, s.partials, s.tickets,
-                                                                                                c.output);
+  reduce_ordered<Op, Policy, Source><<<ordered_blocks<Op, Policy>(c.n), kBlock, ordered_shared_bytes<Op, Policy>(), c.stream>>>(
+      src, c.n, s.partials, s.tickets, c.output);
   CUDA_CHECK_LAUNCH();
 }
 

@@ -19,8 +19,9 @@ namespace {
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
 // The sizes every operator runs at: the shared list around one tile of the kernels (a block's
-// tile of chapter 07, the ordered kernel's trip of a block), plus a few million.
-std::vector<std::size_t> sizes() { return red::test::shared_sizes({256 * 8 * 4, 32 * 32 * 8}); }
+// tile of chapter 07, the ordered kernel's step of a block: 8 warps x 32 lanes x 16 vectors of 4
+// floats), plus a few million.
+std::vector<std::size_t> sizes() { return red::test::shared_sizes({256 * 8 * 4, 8 * 32 * 16 * 4}); }
 
 std::vector<float> normal(std::size_t n, float mean = 0, float sd = 1) {
   std::mt19937_64 rng(red::test::fresh_seed());
@@ -60,6 +61,24 @@ Verdict check_op(Kernel k, const std::vector<typename Op::In>& x, bool expect_pa
 
 // Affine steps as the program and the benchmark generate them (host_data.hpp), from a fresh seed.
 std::vector<float2> affine_steps(std::size_t n) { return generate_pairs(n, red::test::fresh_seed()); }
+// Steps x -> a x + b with a = +-1 and b in {-1, 0, 1}. Every partial composition is a pair of
+// integers far below 2^24, exact in float, so a kernel that keeps the order returns the sequential
+// fold's bits whatever its tree, and one that does not almost surely returns others. (The steps of
+// affine_steps, a in [0.5, 1], forget all but the last few dozen: only an exact check sees the
+// order of the early ones.)
+std::vector<float2> signed_unit_steps(std::size_t n, Affine& sequential) {
+  std::mt19937_64 rng(red::test::fresh_seed());
+  std::uniform_int_distribution<int> sign(0, 1), b(-1, 1);
+  std::vector<float2> x(n);
+  double a_all = 1, b_all = 0;
+  for (auto& step : x) {
+    step = float2{sign(rng) ? 1.0f : -1.0f, static_cast<float>(b(rng))};
+    a_all *= step.x;
+    b_all = step.x * b_all + step.y;
+  }
+  sequential = {static_cast<float>(a_all), static_cast<float>(b_all)};
+  return x;
+}
 // A user's largest-magnitude operator (no transform), beside user_op.cuh's sum of squares.
 struct LargerMagnitude {
   __device__ float operator()(float a, float b) const { return fabsf(b) > fabsf(a) ? b : a; }
@@ -233,6 +252,31 @@ TEST_CASE("12_custom_ops: affine maps keep their order through the ordered kerne
   const Verdict reordered = check_op<ComposeAffine>(Kernel::reordering, x, false);
   CHECK_MESSAGE(!reordered.passed, "the reordering kernel happened to keep the order: error ", reordered.error);
   CHECK_THROWS_AS(launch<ComposeAffine>(Call{}), std::invalid_argument);  // the launcher refuses it
+}
+
+TEST_CASE("12_custom_ops: the ordered kernel composes exact steps in their order, bit for bit") {
+  // Around the ordered kernel's step of a warp (512 vectors of 2 steps), a block's, a few million
+  // (a region of one or two steps a warp) and 2^24 + (about 8 steps a region on the H200).
+  for (std::size_t n : {std::size_t{1}, std::size_t{1023}, std::size_t{1024}, std::size_t{1025}, std::size_t{8191},
+                        std::size_t{8193}, std::size_t{3'000'017}, (std::size_t{1} << 24) + 12'345}) {
+    red::test::progress("exact affine n=" + std::to_string(n));
+    Affine want{};
+    const std::vector<float2> x = signed_unit_steps(n, want);
+    for (std::size_t offset : {0, 1}) {
+      const Affine got = result_as<Affine>(run<ComposeAffine>(Kernel::ordered, x, offset).result);
+      CHECK_MESSAGE(got.a == want.a, "n = ", n, ", offset ", offset, ": a ", got.a, " against ", want.a);
+      CHECK_MESSAGE(got.b == want.b, "n = ", n, ", offset ", offset, ": b ", got.b, " against ", want.b);
+    }
+  }
+  // The check can fail: the reordering kernel's b differs (it is an integer spread over thousands,
+  // so one run could match by chance, about once in 10^4; three in a row, never).
+  int matched = 0;
+  for (int trial = 0; trial < 3; ++trial) {
+    Affine want{};
+    const std::vector<float2> x = signed_unit_steps(std::size_t{1} << 22, want);
+    matched += result_as<Affine>(run<ComposeAffine>(Kernel::reordering, x).result).b == want.b;
+  }
+  CHECK_MESSAGE(matched < 3, "the reordering kernel kept the order three times");
 }
 
 TEST_CASE("12_custom_ops: a user's functors, with and without a transform") {

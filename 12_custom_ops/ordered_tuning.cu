@@ -6,8 +6,9 @@
 // launch_ordered in reduce.cuh, with another policy) and is timed as the benchmark times a call
 // (common/timing.hpp, the steady state, cold). The variants:
 //  - lanes a region: the warp's stretch cut into 32 / G regions of G lanes. G = 32 is one region
-//    a warp, the layout of a plain ordered kernel: a 5-step shuffle tree every step. G = 1 is a
-//    region a lane: no tree until the end, but 32 separate streams a warp;
+//    a warp, the layout of a plain ordered kernel (with 4 runs, the one this chapter had first): a
+//    5-step shuffle tree every step. G = 1 is a region a lane: no tree until the end, but 32
+//    separate streams a warp;
 //  - load rounds a step: a lane's piece is 8 vectors a round (32 floats);
 //  - runs: the side-by-side chains a lane folds its piece in;
 //  - the register cap (blocks an SM) that __launch_bounds__ asks for.
@@ -97,16 +98,17 @@ void add(OpCase& c) {
 
 // The variants, in the order of the tables' rows.
 const char* const kVariants[] = {
-    "lesson: 4 lanes a region, 2 rounds, 2 runs, 2 blocks an SM",
+    "lesson: 4 lanes a region, 1 round, 2 runs, no cap",
+    "32 lanes a region (one a warp), 1 round, 2 runs, no cap",
     "32 lanes a region (one a warp), 1 round, 4 runs, no cap",
-    "16 lanes a region, 2 rounds, 2 runs, 2 blocks an SM",
-    "8 lanes a region, 2 rounds, 2 runs, 2 blocks an SM",
-    "2 lanes a region, 2 rounds, 2 runs, 2 blocks an SM",
-    "1 lane a region, 1 round, 1 run, no cap",
+    "16 lanes a region, 1 round, 2 runs, no cap",
+    "8 lanes a region, 1 round, 2 runs, no cap",
+    "2 lanes a region, 1 round, 2 runs, no cap",
+    "1 lane a region, 1 round, 2 runs, no cap",
     "4 lanes a region, 1 round, 1 run, no cap",
-    "4 lanes a region, 1 round, 2 runs, no cap",
-    "4 lanes a region, 2 rounds, 1 run, 2 blocks an SM",
+    "4 lanes a region, 1 round, 4 runs, no cap",
     "4 lanes a region, 2 rounds, 2 runs, no cap",
+    "4 lanes a region, 2 rounds, 2 runs, 2 blocks an SM",
 };
 
 template <class Op>
@@ -114,15 +116,16 @@ OpCase op_case(const char* name, Values values) {
   OpCase c{name, values, std::is_same_v<Op, ComposeAffine>, nullptr, {}, {}, {}};
   if constexpr (Op::kCommutative) c.reordering = [](const Call& call) { launch<Op>(call); };
   add<Op, Lesson>(c);
+  add<Op, Cut<32, 1, 2, 1>>(c);
   add<Op, Cut<32, 1, 4, 1>>(c);
-  add<Op, Cut<16, 2, 2, 2>>(c);
-  add<Op, Cut<8, 2, 2, 2>>(c);
-  add<Op, Cut<2, 2, 2, 2>>(c);
-  add<Op, Cut<1, 1, 1, 1>>(c);
+  add<Op, Cut<16, 1, 2, 1>>(c);
+  add<Op, Cut<8, 1, 2, 1>>(c);
+  add<Op, Cut<2, 1, 2, 1>>(c);
+  add<Op, Cut<1, 1, 2, 1>>(c);
   add<Op, Cut<4, 1, 1, 1>>(c);
-  add<Op, Cut<4, 1, 2, 1>>(c);
-  add<Op, Cut<4, 2, 1, 2>>(c);
+  add<Op, Cut<4, 1, 4, 1>>(c);
   add<Op, Cut<4, 2, 2, 1>>(c);
+  add<Op, Cut<4, 2, 2, 2>>(c);
   return c;
 }
 

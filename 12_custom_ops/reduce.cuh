@@ -10,7 +10,7 @@
 //    the input, cut into 8 regions of 4 lanes, every lane a contiguous piece of its region each
 //    step, and combines lanes, regions, warps, blocks and partials strictly left to right: it
 //    needs only associativity. Cost: the same memory traffic, a trip through shared memory, and 4
-//    combines a lane per 64 elements (its 2 runs, a 2-step tree over its 4 lanes, the region's run).
+//    combines a lane per 32 elements (its 2 runs, a 2-step tree over its 4 lanes, the region's run).
 //  - the block's combine for a logical any / all, which is a vote: __syncthreads_or/and is one
 //    instruction for the whole block. any_all uses it, and can stop early (a flag in memory that
 //    every warp polls once a trip) once the answer is known.
@@ -151,14 +151,16 @@ __device__ typename Op::Acc fold_warps_in_order(typename Op::Acc v, typename Op:
 
 // The policy: chapter 07's loads (16-byte vectors, up to 8 a lane and 32 elements a load round),
 // and how the ordered kernel cuts a warp's stretch. 12_custom_ops_ordered_tuning (ordered_tuning.cu)
-// times the alternatives (results/h200/experiments/ordered_tuning.md): one region per warp (a
-// 5-step tree each step, the layout of a plain ordered kernel) and 16 regions fall behind on the
-// operators with a long combine; one region per lane reads 32 separate streams a warp.
+// times each choice changed alone (results/h200/experiments/ordered_tuning.md): one region a warp
+// (a 5-step tree every step, the layout of a plain ordered kernel) falls behind on the operators
+// with a long combine, one region a lane reads 32 separate streams a warp, one run leaves
+// Welford's chain of dependent updates waiting, and two load rounds a step need more registers
+// than 2 blocks an SM allow.
 struct OrderedTuning : ch07::Tuning {
   static constexpr unsigned kLanesPerRegion = 4;  // the warp's stretch is cut into 32 / 4 = 8 regions
-  static constexpr unsigned kRounds = 2;          // load rounds a step: a lane's piece is 2 x 8 vectors
+  static constexpr unsigned kRounds = 1;          // load rounds a step: a lane's piece is 8 vectors
   static constexpr unsigned kRuns = 2;            // a piece is folded as 2 runs side by side
-  static constexpr unsigned kMinBlocks = 2;       // registers capped for 2 blocks an SM (128 a thread)
+  static constexpr unsigned kMinBlocks = 1;       // no register cap (__launch_bounds__' minimum blocks)
 };
 
 // Every warp takes a contiguous stretch of whole steps (warp w of W: steps [T w / W, T (w + 1) / W)
@@ -287,8 +289,9 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
 template <class Op, class Policy = OrderedTuning>
 using OrderedSource = ch07::Array<typename Op::In, typename Policy::Load>;
 
-// The vectors a warp takes a step, and the shared memory of a block's steps (dynamic: 64 KB for
-// the lesson's 8 warps x 32 lanes x 16 vectors, above the 48 KB a kernel may declare statically).
+// The vectors a warp takes a step, and the shared memory of a block's steps (32 KB for the
+// lesson's 8 warps x 32 lanes x 8 vectors; dynamic, so that a policy of 2 load rounds may have
+// 64 KB, above the 48 KB a kernel may declare statically).
 template <class Op, class Policy = OrderedTuning>
 constexpr std::size_t ordered_step_vectors() {
   return std::size_t{kWarp} * Policy::kRounds * ch07::unroll_of<Policy, OrderedSource<Op, Policy>>();

@@ -19,9 +19,9 @@ namespace {
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
 // The sizes every operator runs at: the shared list around one tile of the kernels (a block's
-// tile of chapter 07, the ordered kernel's step of a block: 8 warps x 32 lanes x 16 vectors of 4
+// tile of chapter 07, the ordered kernel's step of a block: 8 warps x 32 lanes x 8 vectors of 4
 // floats), plus a few million.
-std::vector<std::size_t> sizes() { return red::test::shared_sizes({256 * 8 * 4, 8 * 32 * 16 * 4}); }
+std::vector<std::size_t> sizes() { return red::test::shared_sizes({256 * 8 * 4, 8 * 32 * 8 * 4}); }
 
 std::vector<float> normal(std::size_t n, float mean = 0, float sd = 1) {
   std::mt19937_64 rng(red::test::fresh_seed());
@@ -255,10 +255,10 @@ TEST_CASE("12_custom_ops: affine maps keep their order through the ordered kerne
 }
 
 TEST_CASE("12_custom_ops: the ordered kernel composes exact steps in their order, bit for bit") {
-  // Around the ordered kernel's step of a warp (512 vectors of 2 steps), a block's, a few million
-  // (a region of one or two steps a warp) and 2^24 + (about 8 steps a region on the H200).
-  for (std::size_t n : {std::size_t{1}, std::size_t{1023}, std::size_t{1024}, std::size_t{1025}, std::size_t{8191},
-                        std::size_t{8193}, std::size_t{3'000'017}, (std::size_t{1} << 24) + 12'345}) {
+  // Around the ordered kernel's step of a warp (256 vectors of 2 steps), a block's, a few million
+  // (a region of a few steps a warp) and 2^24 + (about 16 steps a region on the H200).
+  for (std::size_t n : {std::size_t{1}, std::size_t{511}, std::size_t{512}, std::size_t{513}, std::size_t{4095},
+                        std::size_t{4097}, std::size_t{3'000'017}, (std::size_t{1} << 24) + 12'345}) {
     red::test::progress("exact affine n=" + std::to_string(n));
     Affine want{};
     const std::vector<float2> x = signed_unit_steps(n, want);

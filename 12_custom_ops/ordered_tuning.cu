@@ -98,17 +98,17 @@ void add(OpCase& c) {
 
 // The variants, in the order of the tables' rows.
 const char* const kVariants[] = {
-    "lesson: 4 lanes a region, 1 round, 2 runs, no cap",
+    "lesson: 2 lanes a region, 1 round, 2 runs, no cap",
     "32 lanes a region (one a warp), 1 round, 2 runs, no cap",
     "32 lanes a region (one a warp), 1 round, 4 runs, no cap",
     "16 lanes a region, 1 round, 2 runs, no cap",
     "8 lanes a region, 1 round, 2 runs, no cap",
-    "2 lanes a region, 1 round, 2 runs, no cap",
+    "4 lanes a region, 1 round, 2 runs, no cap",
     "1 lane a region, 1 round, 2 runs, no cap",
-    "4 lanes a region, 1 round, 1 run, no cap",
-    "4 lanes a region, 1 round, 4 runs, no cap",
-    "4 lanes a region, 2 rounds, 2 runs, no cap",
-    "4 lanes a region, 2 rounds, 2 runs, 2 blocks an SM",
+    "2 lanes a region, 1 round, 1 run, no cap",
+    "2 lanes a region, 1 round, 4 runs, no cap",
+    "2 lanes a region, 2 rounds, 2 runs, no cap",
+    "2 lanes a region, 2 rounds, 2 runs, 2 blocks an SM",
 };
 
 template <class Op>
@@ -120,12 +120,12 @@ OpCase op_case(const char* name, Values values) {
   add<Op, Cut<32, 1, 4, 1>>(c);
   add<Op, Cut<16, 1, 2, 1>>(c);
   add<Op, Cut<8, 1, 2, 1>>(c);
-  add<Op, Cut<2, 1, 2, 1>>(c);
+  add<Op, Cut<4, 1, 2, 1>>(c);
   add<Op, Cut<1, 1, 2, 1>>(c);
-  add<Op, Cut<4, 1, 1, 1>>(c);
-  add<Op, Cut<4, 1, 4, 1>>(c);
-  add<Op, Cut<4, 2, 2, 1>>(c);
-  add<Op, Cut<4, 2, 2, 2>>(c);
+  add<Op, Cut<2, 1, 1, 1>>(c);
+  add<Op, Cut<2, 1, 4, 1>>(c);
+  add<Op, Cut<2, 2, 2, 1>>(c);
+  add<Op, Cut<2, 2, 2, 2>>(c);
   return c;
 }
 

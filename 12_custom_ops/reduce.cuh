@@ -7,10 +7,10 @@
 //  - the order. Chapter 10 hands a thread vectors a grid apart (tile r x grid + block) and its last
 //    block takes the partials i, i + 256, ...: it combines elements out of order, which is right
 //    only for a commutative operator. reduce_ordered gives every warp one contiguous stretch of
-//    the input, cut into 8 regions of 4 lanes, every lane a contiguous piece of its region each
+//    the input, cut into 16 regions of 2 lanes, every lane a contiguous piece of its region each
 //    step, and combines lanes, regions, warps, blocks and partials strictly left to right: it
-//    needs only associativity. Cost: the same memory traffic, a trip through shared memory, and 4
-//    combines a lane per 32 elements (its 2 runs, a 2-step tree over its 4 lanes, the region's run).
+//    needs only associativity. Cost: the same memory traffic, a trip through shared memory, and 3
+//    combines a lane per 32 elements (its 2 runs, its region's pair, the region's run).
 //  - the block's combine for a logical any / all, which is a vote: __syncthreads_or/and is one
 //    instruction for the whole block. any_all uses it, and can stop early (a flag in memory that
 //    every warp polls once a trip) once the answer is known.
@@ -153,15 +153,22 @@ __device__ typename Op::Acc fold_warps_in_order(typename Op::Acc v, typename Op:
 // and how the ordered kernel cuts a warp's stretch. 12_custom_ops_ordered_tuning (ordered_tuning.cu)
 // times each choice changed alone (results/h200/experiments/ordered_tuning.md): one region a warp
 // (a 5-step tree every step, the layout of a plain ordered kernel) falls behind on the operators
-// with a long combine, one region a lane reads 32 separate streams a warp, one run leaves
-// Welford's chain of dependent updates waiting, and two load rounds a step need more registers
-// than 2 blocks an SM allow.
+// with a long combine, more lanes a region lose Welford's share, one region a lane reads 32
+// separate streams a warp, one run leaves Welford's chain of dependent updates waiting, and two
+// load rounds a step need more registers than 2 blocks an SM allow.
 struct OrderedTuning : ch07::Tuning {
-  static constexpr unsigned kLanesPerRegion = 4;  // the warp's stretch is cut into 32 / 4 = 8 regions
+  static constexpr unsigned kLanesPerRegion = 2;  // the warp's stretch is cut into 32 / 2 = 16 regions
   static constexpr unsigned kRounds = 1;          // load rounds a step: a lane's piece is 8 vectors
   static constexpr unsigned kRuns = 2;            // a piece is folded as 2 runs side by side
   static constexpr unsigned kMinBlocks = 1;       // no register cap (__launch_bounds__' minimum blocks)
 };
+
+// The lanes of a region, for K vectors a lane a step: the policy's, but enough that a region's
+// step fills a quarter-warp's load of 8 vectors (bytes, 2 vectors a lane, take regions of 4).
+template <class Policy>
+constexpr unsigned lanes_per_region(unsigned K) {
+  return Policy::kLanesPerRegion * K >= 8 ? Policy::kLanesPerRegion : 8 / K;
+}
 
 // Every warp takes a contiguous stretch of whole steps (warp w of W: steps [T w / W, T (w + 1) / W)
 // of the T whole steps; a step is 32 K vectors, K = kRounds x kVecs) and cuts it into 32 / G
@@ -184,7 +191,7 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
   using Acc = typename Op::Acc;
   using Loaded = typename Source::Loaded;
   constexpr unsigned kVecs = ch07::unroll_of<Policy, Source>(), kCount = Source::kCount;
-  constexpr unsigned G = Policy::kLanesPerRegion, K = Policy::kRounds * kVecs;
+  constexpr unsigned K = Policy::kRounds * kVecs, G = lanes_per_region<Policy>(K);
   constexpr unsigned kRuns = K < Policy::kRuns ? K : Policy::kRuns;
   static_assert((G * K) % 8 == 0, "a quarter-warp's load stays in one group's vectors");
   static_assert(K % kRuns == 0, "the runs split a lane's vectors evenly");

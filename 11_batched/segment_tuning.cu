@@ -12,7 +12,8 @@
 //
 //   11_batched_segment_tuning
 //
-// Exit codes: 0 done, 1 a variant's results disagree, 2 bad arguments, 3 no GPU, 4 a CUDA error.
+// Exit codes: 0 done, 1 a variant's results disagree with the lesson's, 2 bad arguments, 3 no GPU, 4 a CUDA
+// error.
 #include <cmath>
 #include <cstdio>
 #include <exception>
@@ -159,11 +160,9 @@ int run() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{
+  return red::experiment_without_options(
+      argc, argv, "11_batched_segment_tuning",
       "The balanced segments kernel's choices (ch11::SegmentTuning), each changed alone, timed on the\n"
       "benchmark's four segment shapes (f32 sum); it takes no options.",
-      "11_batched_segment_tuning"};
-  app.footer("Exit codes: 0 done, 1 a variant's results disagree, 2 bad arguments, 3 no GPU, 4 a CUDA error.");
-  if (const int stop = red::parse_command_line(app, argc, argv); stop >= 0) return stop;
-  return red::run_experiment("11_batched_segment_tuning", "results/h200/experiments/segment_tuning.md", [&] { return run(); });
+      "results/h200/experiments/segment_tuning.md", [] { return run(); });
 }

@@ -22,7 +22,8 @@
 //
 //   12_custom_ops_ordered_tuning
 //
-// Exit codes: 0 done, 1 a variant's result disagrees, 2 bad arguments, 3 no GPU, 4 a CUDA error.
+// Exit codes: 0 done, 1 a variant's result disagrees with the lesson's, 2 bad arguments, 3 no GPU, 4 a CUDA
+// error.
 #include <array>
 #include <cmath>
 #include <cstddef>
@@ -236,12 +237,9 @@ int run() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{
+  return red::experiment_without_options(
+      argc, argv, "12_custom_ops_ordered_tuning",
       "How the ordered kernel cuts a warp's stretch (ch12::OrderedTuning), each choice changed alone, timed\n"
       "beside the reordering kernel on the benchmark's operators (2^28 floats); it takes no options.",
-      "12_custom_ops_ordered_tuning"};
-  app.footer("Exit codes: 0 done, 1 a variant's result disagrees, 2 bad arguments, 3 no GPU, 4 a CUDA error.");
-  if (const int stop = red::parse_command_line(app, argc, argv); stop >= 0) return stop;
-  return red::run_experiment("12_custom_ops_ordered_tuning", "results/h200/experiments/ordered_tuning.md",
-                             [&] { return run(); });
+      "results/h200/experiments/ordered_tuning.md", [] { return run(); });
 }

@@ -10,6 +10,7 @@
 #include <iostream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "cuda_check.hpp"
 #include "harness.hpp"
@@ -68,6 +69,19 @@ int run_experiment(const std::string& name, const std::string& published, Run&& 
     std::fprintf(stderr, "%s: %s\n", name.c_str(), e.what());
     return kExitCudaError;
   }
+}
+
+// The whole main of an experiment program that takes no options and compares variants: --help
+// prints `what` and the exit codes (1: a variant's result disagrees with the lesson's), then
+// run_experiment.
+template <class Run>
+int experiment_without_options(int argc, char** argv, const std::string& name, const std::string& what,
+                               const std::string& published, Run&& run) {
+  CLI::App app{what, name};
+  app.footer("Exit codes: 0 done, 1 a variant's result disagrees with the lesson's, 2 bad arguments, 3 no GPU, "
+             "4 a CUDA error.");
+  if (const int stop = parse_command_line(app, argc, argv); stop >= 0) return stop;
+  return run_experiment(name, published, std::forward<Run>(run));
 }
 
 }  // namespace red

@@ -48,6 +48,7 @@
 #include "12_custom_ops/host_data.hpp"
 #include "12_custom_ops/reduce.cuh"
 #include "device_buffer.hpp"
+#include "reference.hpp"  // red::RawResult
 
 namespace ch12 {
 
@@ -90,7 +91,7 @@ std::size_t depth(Kernel k, std::size_t n) {
 
 // ---- a call on the device ------------------------------------------------------------------------
 
-using RawResult = std::array<std::byte, red::kResultBytes>;
+using red::RawResult;  // the 16 result bytes as they came back
 
 template <class Op>
 std::size_t scratch_for(Kernel k, std::size_t n) {

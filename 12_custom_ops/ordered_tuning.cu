@@ -40,6 +40,7 @@
 #include "command_line.hpp"
 #include "device_info.hpp"
 #include "harness.hpp"
+#include "reference.hpp"
 #include "runner.hpp"
 #include "timing.hpp"
 
@@ -58,7 +59,7 @@ struct Cut : ch07::Tuning {
 using Lesson = OrderedTuning;
 
 using Launch = std::function<void(const Call&)>;
-using RawResult = std::array<std::byte, red::kResultBytes>;
+using red::RawResult;
 template <class T>
 T word(const RawResult& r, unsigned w) {
   T v;
@@ -88,12 +89,12 @@ struct OpCase {
 };
 
 template <class Op, class Policy>
-void add(OpCase& c) {
+void add(OpCase& c, unsigned sms) {
   c.variants.push_back([](const Call& call) { launch_ordered<Op, Policy>(call); });
   c.scratch.push_back(ordered_scratch_bytes<Op, Policy>(0));
   cudaFuncAttributes attributes{};
   CUDA_CHECK(cudaFuncGetAttributes(&attributes, reduce_ordered<Op, Policy, OrderedSource<Op, Policy>>));
-  const unsigned per_sm = ordered_max_blocks<Op, Policy>() / static_cast<unsigned>(red::query_device().sm_count);
+  const unsigned per_sm = ordered_max_blocks<Op, Policy>() / sms;
   c.occupancy.push_back(std::to_string(attributes.numRegs) + " / " + std::to_string(per_sm));
 }
 
@@ -113,20 +114,20 @@ const char* const kVariants[] = {
 };
 
 template <class Op>
-OpCase op_case(const char* name, Values values) {
+OpCase op_case(const char* name, Values values, unsigned sms) {
   OpCase c{name, values, std::is_same_v<Op, ComposeAffine>, nullptr, {}, {}, {}};
   if constexpr (Op::kCommutative) c.reordering = [](const Call& call) { launch<Op>(call); };
-  add<Op, Lesson>(c);
-  add<Op, Cut<32, 1, 2, 1>>(c);
-  add<Op, Cut<32, 1, 4, 1>>(c);
-  add<Op, Cut<16, 1, 2, 1>>(c);
-  add<Op, Cut<8, 1, 2, 1>>(c);
-  add<Op, Cut<4, 1, 2, 1>>(c);
-  add<Op, Cut<1, 1, 2, 1>>(c);
-  add<Op, Cut<2, 1, 1, 1>>(c);
-  add<Op, Cut<2, 1, 4, 1>>(c);
-  add<Op, Cut<2, 2, 2, 1>>(c);
-  add<Op, Cut<2, 2, 2, 2>>(c);
+  add<Op, Lesson>(c, sms);
+  add<Op, Cut<32, 1, 2, 1>>(c, sms);
+  add<Op, Cut<32, 1, 4, 1>>(c, sms);
+  add<Op, Cut<16, 1, 2, 1>>(c, sms);
+  add<Op, Cut<8, 1, 2, 1>>(c, sms);
+  add<Op, Cut<4, 1, 2, 1>>(c, sms);
+  add<Op, Cut<1, 1, 2, 1>>(c, sms);
+  add<Op, Cut<2, 1, 1, 1>>(c, sms);
+  add<Op, Cut<2, 1, 4, 1>>(c, sms);
+  add<Op, Cut<2, 2, 2, 1>>(c, sms);
+  add<Op, Cut<2, 2, 2, 2>>(c, sms);
   return c;
 }
 
@@ -153,15 +154,16 @@ int run() {
   red::DeviceBuffer affine_in(steps.size() * sizeof(float2));
   affine_in.upload(steps.data(), affine_in.bytes());
 
+  const auto sms = static_cast<unsigned>(dev.sm_count);
   std::vector<OpCase> ops;
-  ops.push_back(op_case<user_functors::SumOfSquares>("sum of squares", first_float));
-  ops.push_back(op_case<ArgMin<float>>("argmin", nullptr));
-  ops.push_back(op_case<MinMax<float>>("min/max", nullptr));
-  ops.push_back(op_case<LogProduct<float>>("sum of logs", log_and_sign));
-  ops.push_back(op_case<ScaledProduct<float>>("mantissa/exponent", log2_of_scaled));
-  ops.push_back(op_case<LogSumExp<float>>("log-sum-exp", first_float));
-  ops.push_back(op_case<MeanVariance<float>>("Welford", two_floats));
-  ops.push_back(op_case<ComposeAffine>("affine maps", nullptr));
+  ops.push_back(op_case<user_functors::SumOfSquares>("sum of squares", first_float, sms));
+  ops.push_back(op_case<ArgMin<float>>("argmin", nullptr, sms));
+  ops.push_back(op_case<MinMax<float>>("min/max", nullptr, sms));
+  ops.push_back(op_case<LogProduct<float>>("sum of logs", log_and_sign, sms));
+  ops.push_back(op_case<ScaledProduct<float>>("mantissa/exponent", log2_of_scaled, sms));
+  ops.push_back(op_case<LogSumExp<float>>("log-sum-exp", first_float, sms));
+  ops.push_back(op_case<MeanVariance<float>>("Welford", two_floats, sms));
+  ops.push_back(op_case<ComposeAffine>("affine maps", nullptr, sms));
 
   const red::L2Scrubber scrubber(dev);
   red::Stream stream;

@@ -114,9 +114,9 @@ if [[ -x "$variants_test" && ( -z "${SANITIZE_ONLY:-}" || " $SANITIZE_ONLY " == 
 fi
 # Chapter 11's program takes shapes, not n: its mappings at small shapes (a thread, a group, a block
 # and split blocks per row; unaligned rows; tiled columns in one chunk and in several, with element
-# and 16-byte loads (4 rows a trip, and 8 for fewer than 128 rows), and naive columns; segments balanced over one and hundreds of warps, and the
-# naive mapping), each
-# run checking every result. Its job lines carry the program's arguments after "args".
+# and 16-byte loads (4 rows a trip, and 8 for fewer than 128 rows), and naive columns; segments
+# balanced over one and hundreds of warps, and the naive mapping), each run checking every result.
+# Its job lines carry the program's arguments after "args".
 batched="$BUILD_DIR/11_batched/11_batched"
 if [[ -x "$batched" && ( -z "${SANITIZE_ONLY:-}" || " $SANITIZE_ONLY " == *" 11_"* ) ]]; then
   for shape in "--rows 1025 --cols 8" "--rows 33 --cols 33" "--rows 3 --cols 70000" "--rows 77 --cols 13 --stride 18" \
@@ -148,8 +148,8 @@ if [[ -x "$custom" && ( -z "${SANITIZE_ONLY:-}" || " $SANITIZE_ONLY " == *" 12_"
     dist=normal
     [[ $op == product ]] && dist=near_one
     [[ $op == *_product ]] && dist=around_one
-    sizes="33 1025 100003"
     for kernel in $kernels; do
+      sizes="33 1025 100003"
       # the ordered kernel's regions of several steps a warp (prefetching the next step), which the
       # smaller sizes never reach (a step or none a warp): a million elements, a few operators
       [[ $kernel == ordered && " affine lse mean_variance argmin any " == *" $op "* ]] && sizes="$sizes 1000003"

@@ -280,7 +280,11 @@ __global__ void __launch_bounds__(kBlock)
 // warp reads 32 neighbouring 16-byte vectors, 512 contiguous bytes) and R = kColumnBlock / P rows
 // deep. Thread (x, y) sums its columns down rows y, y + R, ... of the block's chunk of rows, then
 // the R threads of each column meet: by shuffles within a warp, then pairwise in a fixed tree in
-// shared memory across the warps. blockIdx.y is the chunk: with one chunk the block writes the
+// shared memory across the warps. A chunk is not one run of rows but tiles of kTrip x R rows (a
+// trip of every thread) dealt out in turn: chunk k takes tiles k, k + K, k + 2K, ..., so that the
+// K blocks of a strip move down the matrix side by side and end together (kInterleaved; against
+// one run of rows a chunk, results/h200/experiments/grid_tuning.md). blockIdx.y is the chunk: with
+// one chunk the block writes the
 // results; else it writes partial k of each of its columns into a [chunks, cols] matrix, and the
 // last of a strip's chunks to finish reduces the strip's partials over the chunks with the same
 // code (CombineOp: the partials are already accumulators), in chunk order: one launch. kVector:
@@ -289,19 +293,21 @@ __global__ void __launch_bounds__(kBlock)
 constexpr unsigned kColumnBlock = 512;
 constexpr unsigned kColumnTree = 9;  // log2(kColumnBlock): the levels of a column's meeting
 static_assert(1u << kColumnTree == kColumnBlock, "kColumnTree is log2(kColumnBlock)");
-// Rows each thread has in flight: 4 with 16-byte loads (64 bytes), 8 with one element a load. A
-// block of 512 threads at up to 64 registers leaves room for two on an SM, so that one block's
-// meeting overlaps the other's loads (one block of 1024 threads would fill an SM alone). With
-// 16-byte loads, 8 rows in flight were no faster for f32 and slower for 16-bit inputs and argmax
-// (whose accumulators then take the registers). With one element a load, 8 in flight are only 32
-// bytes: that kernel is held to 32 registers, 4 blocks an SM, to keep twice the threads busy
-// (argmax's index pairs would spill there: it stays at 2).
-template <bool kVector>
-constexpr unsigned kColumnUnroll = kVector ? 4 : 8;
-// Below kFewRows rows, 16-byte loads take 8 rows a trip (kFewRowsUnroll) after all: with 4, a block
+// Rows each thread has in flight: with 16-byte loads 8 (128 bytes) for 4-byte elements and
+// accumulators (f32 sum and max), 4 for 16-bit inputs and argmax, whose 8 accumulators a thread,
+// or index pairs, take the registers that 8 loads would need; 8 with one element a load. A block
+// of 512 threads at up to 64 registers leaves room for two on an SM, so that one block's meeting
+// overlaps the other's loads (one block of 1024 threads would fill an SM alone). With one element
+// a load, 8 in flight are only 32 bytes: that kernel is held to 32 registers, 4 blocks an SM, to
+// keep twice the threads busy (argmax's index pairs would spill there: it stays at 2).
+// 11_batched_grid_tuning (grid_tuning.cu) times 8 against 4 for f32
+// (results/h200/experiments/grid_tuning.md).
+template <bool kVector, class T, class Acc>
+constexpr unsigned kColumnUnroll = !kVector || (sizeof(T) == 4 && sizeof(Acc) == 4) ? 8 : 4;
+// Below kFewRows rows, 16-byte loads take 8 rows a trip (kFewRowsUnroll) for every type: with 4, a block
 // of so few rows is under 32 threads deep and 32 vectors (512 bytes of each row) across, and every
 // thread has one trip. In the H200's benchmark, 64 rows of 2^20 floats ran at 3101 GB/s with 4
-// (results/h200/experiments/11_columns_trip4_bench.csv) and at 4009 with 8 (results/h200/bench.csv);
+// (results/h200/experiments/11_columns_trip4_bench.csv), against the 8 of results/h200/bench.csv;
 // from 128 rows on, the two plan the same blocks.
 constexpr std::size_t kFewRows = 128;
 constexpr unsigned kFewRowsUnroll = 8;
@@ -326,12 +332,14 @@ template <class Op, bool kVector>
 constexpr bool kVectorPartials = kVector && 16 % sizeof(typename Op::Acc) == 0;
 
 // The block's strip of a [rows, vectors x kCount] matrix (row stride `stride` elements): vectors
-// v0 to v0 + P - 1 across, rows [first, last) down. On return, the threads with y == 0 hold their
-// columns' results in acc. Starts and ends with the shared tree free.
-template <class Op, class T, bool kVector, unsigned kTrip = kColumnUnroll<kVector>>
+// v0 to v0 + P - 1 across, rows [first, last) down, in tiles of kTrip x R rows (a trip of every
+// thread): each tile, or with tile_step K the first and then every K-th (the tiles between are
+// other blocks'). On return, the threads with y == 0 hold their columns' results in acc. Starts
+// and ends with the shared tree free.
+template <class Op, class T, bool kVector, unsigned kTrip = kColumnUnroll<kVector, T, typename Op::Acc>>
 __device__ void column_strip(const T* in, std::size_t first, std::size_t last, std::size_t vectors, std::size_t stride,
                              unsigned P, std::size_t v0, typename Op::Acc (&acc)[kVector ? Vec16<T>::kCount : 1],
-                             typename Op::Acc* tree) {
+                             typename Op::Acc* tree, std::size_t tile_step = 1) {
   using Acc = typename Op::Acc;
   constexpr unsigned kCount = kVector ? Vec16<T>::kCount : 1;
   const unsigned R = kColumnBlock / P;
@@ -363,7 +371,8 @@ __device__ void column_strip(const T* in, std::size_t first, std::size_t last, s
             acc[j] = Op::combine(acc[j], Op::load(kVector ? x4[u].e[j] : x1[u], r + u * R));
     };
     std::size_t r = first + y;
-    for (; r + (kTrip - 1) * R < last; r += kTrip * R) trip(r, std::false_type{});
+    const std::size_t step = std::size_t{kTrip} * R * tile_step;
+    for (; r + (kTrip - 1) * R < last; r += step) trip(r, std::false_type{});
     if (r < last) trip(r, std::true_type{});
   }
   // The R threads of a column meet. First within a warp: its 32 / P threads of each column, by
@@ -419,7 +428,10 @@ __device__ void finish_column_strip(const typename Op::Acc* partials, unsigned c
 // row (then the partials, 256 bytes on).
 inline std::size_t tickets_bytes(std::size_t count) { return red::ceil_div(count * sizeof(unsigned), 256) * 256; }
 
-template <class Op, class T, bool kVector, unsigned kTrip = kColumnUnroll<kVector>>
+// chunk_rows: the rows of a chunk that is one run of rows (kInterleaved false, the experiment's
+// alternative).
+template <class Op, class T, bool kVector, unsigned kTrip = kColumnUnroll<kVector, T, typename Op::Acc>,
+          bool kInterleaved = true>
 __global__ void __launch_bounds__(kColumnBlock, kVector || sizeof(typename Op::Acc) > 4 ? 2 : 4)
     columns_tiled(const T* in, std::size_t rows, std::size_t cols, std::size_t stride, unsigned across,
                   std::size_t chunk_rows, void* out, unsigned* tickets, typename Op::Acc* partials) {
@@ -429,9 +441,14 @@ __global__ void __launch_bounds__(kColumnBlock, kVector || sizeof(typename Op::A
   Acc* tree = reinterpret_cast<Acc*>(shared_bytes);
   const unsigned P = across;
   const std::size_t vectors = cols / kCount, v0 = std::size_t{blockIdx.x} * P;
-  const std::size_t first = std::size_t{blockIdx.y} * chunk_rows, last = std::min(rows, first + chunk_rows);
   Acc acc[kCount];
-  column_strip<Op, T, kVector, kTrip>(in, first, last, vectors, stride, P, v0, acc, tree);
+  if constexpr (kInterleaved) {
+    const std::size_t tile = std::size_t{kTrip} * (kColumnBlock / P);
+    column_strip<Op, T, kVector, kTrip>(in, std::size_t{blockIdx.y} * tile, rows, vectors, stride, P, v0, acc, tree, gridDim.y);
+  } else {
+    const std::size_t first = std::size_t{blockIdx.y} * chunk_rows, last = std::min(rows, first + chunk_rows);
+    column_strip<Op, T, kVector, kTrip>(in, first, last, vectors, stride, P, v0, acc, tree);
+  }
   const std::size_t v = v0 + threadIdx.x;  // for the threads with y == 0
   const bool holds = threadIdx.x < P && v < vectors;
   if (gridDim.y == 1) {
@@ -516,13 +533,19 @@ struct SegmentTuning {
   static constexpr bool kStreamingLoads = true;  // the elements read evict-first: each is read once,
                                                  // while the offsets are read again (the ends, then
                                                  // the writing pass) and should stay in L1 and L2
+  static constexpr unsigned kWaves = 1;         // ranges for one wave of blocks (more waves: shorter
+                                                // ranges, which the GPU hands out as SMs free up)
+  static constexpr bool kEarlyFinish = true;    // the finishing kernel launched before the first
+                                                // ends, waiting for it inside (sm_90+): its launch
+                                                // overlaps the first's last warps
 };
 
 // What a warp leaves for whoever finishes its first and last segments.
 template <class Acc>
 struct Pieces {
-  std::size_t head;  // a segment that began before the warp's range and ends in it, or kNoSegment
-  Acc head_acc;      // its elements in the range
+  std::size_t head;        // a segment that began before the warp's range and ends in it, or kNoSegment
+  std::size_t head_begin;  // its first element (offsets[head]: the finishing kernel need not read it)
+  Acc head_acc;            // its elements in the range
   std::size_t tail;  // the segment still open at the range's end if it has elements in it, or kNoSegment
   Acc tail_acc;      // its elements in the range
 };
@@ -602,6 +625,9 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
   constexpr unsigned kItems = Policy::kItems, kWindow = 32 * kItems, kVecs = kItems * sizeof(T) / 16;
   constexpr unsigned kAll = 0xffffffffu;
   static_assert(32 % kItems == 0 || kItems == 32, "a lane's marks lie in one 32-bit word");
+#if __CUDA_ARCH__ >= 900
+  if constexpr (Policy::kEarlyFinish) cudaTriggerProgrammaticLaunchCompletion();
+#endif
   __shared__ WindowMarks<Op, kItems> shared_marks[kWarpsPerBlock];
   const unsigned lane = threadIdx.x % 32;
   WindowMarks<Op, kItems>& marks = shared_marks[threadIdx.x / 32];
@@ -615,7 +641,7 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
   const std::size_t origin = first / kItems * kItems;
   const std::size_t lo = origin + range * per_warp, hi = std::min(last, lo + per_warp);
   if (lo >= hi) {
-    if (lane == 0) records[range] = {kNoSegment, Op::identity(), kNoSegment, Op::identity()};
+    if (lane == 0) records[range] = {kNoSegment, 0, Op::identity(), kNoSegment, Op::identity()};
     return;
   }
   // This lane's elements of the window at w0 (16-byte loads where they are all in the segments).
@@ -761,6 +787,7 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
       if (b < gl) total = Op::combine(marks.before[l], total);
       if (b < lo) {
         records[range].head = s;
+        records[range].head_begin = b;
         records[range].head_acc = total;
         head_recorded = true;
       } else {
@@ -800,20 +827,23 @@ __global__ void __launch_bounds__(kBlock)
     segments_balanced_finish(const std::int64_t* offsets, std::size_t segments, std::size_t per_warp, unsigned items,
                              std::size_t ranges, const Pieces<typename Op::Acc>* records, void* out) {
   using Acc = typename Op::Acc;
+#if __CUDA_ARCH__ >= 900
+  cudaGridDependencySynchronize();  // launched early: the records are complete and visible
+#endif
   const std::size_t r = (std::size_t{blockIdx.x} * kBlock + threadIdx.x) / 32;
   const std::size_t first = static_cast<std::size_t>(offsets[0]);
   if (r >= ranges || first == static_cast<std::size_t>(offsets[segments])) return;  // whole warps leave together
-  const std::size_t s = records[r].head;
+  const std::size_t s = records[r].head, begin = records[r].head_begin;
   if (s == kNoSegment) return;
   const unsigned lane = threadIdx.x % 32;
   const std::size_t origin = first / items * items;
-  const std::size_t from = (static_cast<std::size_t>(offsets[s]) - origin) / per_warp;  // the range where s began
+  const std::size_t from = (begin - origin) / per_warp;  // the range where s began
   Acc acc = Op::identity();
 #pragma unroll 16
   for (std::size_t k = from + lane; k < r; k += 32)  // independent loads, 16 in flight
     acc = Op::combine(acc, records[k].tail_acc);
   acc = group_reduce<Op, 32>(acc);
-  if (lane == 0) store_segment<Op>(out, s, static_cast<std::size_t>(offsets[s]), Op::combine(acc, records[r].head_acc));
+  if (lane == 0) store_segment<Op>(out, s, begin, Op::combine(acc, records[r].head_acc));
 }
 
 // ---- the launcher ------------------------------------------------------------------------------------
@@ -880,7 +910,7 @@ void plan_balanced(Plan& p, const Shape& s) {
   const unsigned occupancy = red::per_device<unsigned>([](int) {
     return blocks_per_sm<kBlock>(segments_balanced<Op, T, true, Policy>);
   });
-  const std::size_t warps = std::size_t{sm_count()} * occupancy * kWarpsPerBlock;
+  const std::size_t warps = std::size_t{sm_count()} * occupancy * kWarpsPerBlock * Policy::kWaves;
   // The elements that belong to segments are known on the device only: size the ranges for all
   // n, plus the rounding of the ranges' origin (a range past the last segment's end is empty).
   constexpr std::size_t kWindow = 32 * Policy::kItems;
@@ -901,8 +931,18 @@ void launch_balanced(const BatchedCall& c, const Plan& p) {
     segments_balanced<Op, T, true, Policy><<<p.split, kBlock, 0, c.stream>>>(in, s.offsets, s.segments, p.chunk, c.output, records);
   else
     segments_balanced<Op, T, false, Policy><<<p.split, kBlock, 0, c.stream>>>(in, s.offsets, s.segments, p.chunk, c.output, records);
-  segments_balanced_finish<Op><<<p.split, kBlock, 0, c.stream>>>(s.offsets, s.segments, p.chunk, Policy::kItems,
-                                                                 std::size_t{p.split} * kWarpsPerBlock, records, c.output);
+  cudaLaunchAttribute early{};
+  early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  early.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(p.split);
+  config.blockDim = dim3(kBlock);
+  config.stream = c.stream;
+  config.attrs = &early;
+  config.numAttrs = Policy::kEarlyFinish && ch07::device_limits<segments_balanced<Op, T, true, Policy>>().programmatic ? 1 : 0;
+  CUDA_CHECK(cudaLaunchKernelEx(&config, segments_balanced_finish<Op>, s.offsets, s.segments, p.chunk, Policy::kItems,
+                                std::size_t{p.split} * kWarpsPerBlock, static_cast<const Pieces<typename Op::Acc>*>(records),
+                                c.output));
 }
 
 // The launcher's choice. Rows by their length in 16-byte vectors V: up to 2 a thread per row; up to
@@ -951,7 +991,7 @@ Plan plan(const BatchedCall& c) {
       // At least 32 vectors across (512 contiguous bytes a warp) when the row has them; more when
       // the rows are too few to give every thread a full trip down them.
       std::size_t deep_wanted = 1;
-      p.trip = !p.vector ? kColumnUnroll<false> : s.rows < kFewRows ? kFewRowsUnroll : kColumnUnroll<true>;
+      p.trip = !p.vector ? kColumnUnroll<false, T, Acc> : s.rows < kFewRows ? kFewRowsUnroll : kColumnUnroll<true, T, Acc>;
       const std::size_t unroll = p.trip;
       while (deep_wanted * 2 <= std::min<std::size_t>(kColumnBlock, s.rows / unroll)) deep_wanted *= 2;
       p.across = static_cast<unsigned>(
@@ -965,8 +1005,10 @@ Plan plan(const BatchedCall& c) {
       const std::size_t wanted = std::max<std::size_t>(1, resident / blocks_x);         // one wave
       const std::size_t most = std::max<std::size_t>(1, s.rows / (deep * unroll));  // a full trip each
       p.split = static_cast<unsigned>(std::min<std::size_t>({wanted, most, 65535}));
-      p.chunk = std::max<std::size_t>(1, red::ceil_div(s.rows, p.split));
-      p.split = static_cast<unsigned>(std::max<std::size_t>(1, red::ceil_div(s.rows, p.chunk)));
+      // Block k of a strip takes tiles k, k + K, k + 2K, ... of trip x deep rows (the chunk, its
+      // rows, interleaved with the other blocks' tiles): at most this many rows.
+      const std::size_t tile = p.trip * deep;
+      p.chunk = red::ceil_div(red::ceil_div(std::max<std::size_t>(s.rows, 1), tile), p.split) * tile;
       if (p.split > 1) {
         p.zeroed_scratch_bytes = tickets_bytes(blocks_x);  // a counter per strip, then the partials
         p.scratch_bytes = p.zeroed_scratch_bytes + std::size_t{p.split} * s.cols * sizeof(Acc);
@@ -1001,14 +1043,21 @@ void launch_rows_by_group(const BatchedCall& c, const Plan& p) {
   const auto blocks = [&](std::size_t resident) {
     return static_cast<unsigned>(std::min<std::size_t>(red::ceil_div(s.rows, kBlock / G), resident));
   };
+  // Aligned rows: a block per kRows rows of every group, as many waves as that takes. A group's
+  // work is a few loads, and blocks that the GPU hands out as SMs free up leave no SM idle at the
+  // end, where one wave striding over the rows ends with the slowest SM's last trip
+  // (11_batched_grid_tuning times both: results/h200/experiments/grid_tuning.md).
+  const auto every_row = [&](unsigned kRows) {
+    return static_cast<unsigned>(std::min<std::size_t>(red::ceil_div(red::ceil_div(s.rows, kBlock / G), kRows), 0x7fffffffu));
+  };
   if (p.vector) {  // two vectors a lane and 2 rows a trip, or a warp with 8 vectors a lane
     const std::size_t V = s.cols / Vec16<T>::kCount;
     if (V <= 2 * G)
-      rows_aligned<Op, T, G, 2, 2><<<blocks(resident_blocks<kBlock, rows_aligned<Op, T, G, 2, 2>>()), kBlock, 0, c.stream>>>(
-          static_cast<const T*>(c.input), s.rows, V, s.stride, c.output);
+      rows_aligned<Op, T, G, 2, 2><<<every_row(2), kBlock, 0, c.stream>>>(static_cast<const T*>(c.input), s.rows, V, s.stride,
+                                                                          c.output);
     else if constexpr (G == 32)
-      rows_aligned<Op, T, G, 8, 1><<<blocks(resident_blocks<kBlock, rows_aligned<Op, T, G, 8, 1>>()), kBlock, 0, c.stream>>>(
-          static_cast<const T*>(c.input), s.rows, V, s.stride, c.output);
+      rows_aligned<Op, T, G, 8, 1><<<every_row(1), kBlock, 0, c.stream>>>(static_cast<const T*>(c.input), s.rows, V, s.stride,
+                                                                          c.output);
     return;
   }
   rows_by_group<Op, T, G><<<blocks(resident_blocks<kBlock, rows_by_group<Op, T, G>>()), kBlock, 0, c.stream>>>(

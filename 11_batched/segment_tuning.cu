@@ -4,7 +4,8 @@
 //
 // The shapes are the benchmark's (f32 sum, 2^26 / mean segments of mean length 32 and 1024,
 // lengths uniform or heavy-tailed). Every variant runs through the lesson's own plan and launch
-// (plan_balanced and launch_balanced in reduce.cuh: one wave at the variant's occupancy) and is
+// (plan_balanced and launch_balanced in reduce.cuh: ranges for one wave of blocks at the variant's
+// occupancy, or for the waves it asks for) and is
 // timed as the benchmark times a call (common/timing.hpp, the steady state, cold). Each changes
 // the order of additions, so its results must agree with the lesson's within a rounding bound.
 // It prints a table of GB/s (the input read once plus the results written), the lesson's first.
@@ -36,12 +37,15 @@ using Op = red::Sum<float>;
 using Acc = Op::Acc;
 
 // The lesson's policy with one choice changed.
-template <unsigned kItemsV, bool kDoubleBufferV, unsigned kMinBlocksV, bool kStreamingLoadsV = true>
+template <unsigned kItemsV, bool kDoubleBufferV, unsigned kMinBlocksV, bool kStreamingLoadsV = true,
+          unsigned kWavesV = ch11::SegmentTuning::kWaves, bool kEarlyFinishV = ch11::SegmentTuning::kEarlyFinish>
 struct Changed {
   static constexpr unsigned kItems = kItemsV;
   static constexpr bool kDoubleBuffer = kDoubleBufferV;
   static constexpr unsigned kMinBlocks = kMinBlocksV;
   static constexpr bool kStreamingLoads = kStreamingLoadsV;
+  static constexpr unsigned kWaves = kWavesV;
+  static constexpr bool kEarlyFinish = kEarlyFinishV;
 };
 using Lesson = ch11::SegmentTuning;
 
@@ -78,11 +82,14 @@ Variant variant(const std::string& name) {
 int run() {
   const red::DeviceInfo dev = red::query_device();
   const std::vector<Variant> variants = {
-      variant<Lesson>("lesson: 16 a lane, one array, 4 blocks an SM, evict-first loads"),
+      variant<Lesson>("lesson: 16 a lane, one array, 4 blocks an SM, evict-first loads, one wave, the finish launched early"),
       variant<Changed<16, true, 3>>("16 a lane, two arrays (3 blocks an SM)"),
       variant<Changed<32, false, 3>>("32 a lane, one array (3 blocks an SM)"),
       variant<Changed<8, false, 4>>("8 a lane, one array, 4 blocks an SM"),
       variant<Changed<16, false, 4, false>>("plain loads (no evict-first hint), otherwise the lesson"),
+      variant<Changed<16, false, 4, true, 1, false>>("the finishing kernel launched once the first has ended"),
+      variant<Changed<16, false, 4, true, 2>>("ranges for two waves of blocks"),
+      variant<Changed<16, false, 4, true, 4>>("ranges for four waves of blocks"),
   };
   const Shape shapes[] = {{"uniform", 32, ch11::SegmentDist::uniform},
                           {"heavy", 32, ch11::SegmentDist::heavy},

@@ -114,7 +114,8 @@ if [[ -x "$variants_test" && ( -z "${SANITIZE_ONLY:-}" || " $SANITIZE_ONLY " == 
 fi
 # Chapter 11's program takes shapes, not n: its mappings at small shapes (a thread, a group, a block
 # and split blocks per row; unaligned rows; tiled columns in one chunk and in several, with element
-# and 16-byte loads (4 rows a trip, and 8 for fewer than 128 rows), and naive columns; segments
+# and 16-byte loads (8 rows a trip for 4-byte elements and accumulators, else 4, and 8 for fewer
+# than 128 rows), and naive columns; segments
 # balanced over one and hundreds of warps, and the naive mapping), each run checking every result.
 # Its job lines carry the program's arguments after "args".
 batched="$BUILD_DIR/11_batched/11_batched"

@@ -1,0 +1,176 @@
+// 11_batched_grid_tuning: how the rows' and the columns' kernels hand their work to blocks, each
+// choice against its alternative, timed side by side in one process.
+//
+// The shapes are the benchmark's: f32 sum over B x L = 2^26 elements.
+//  - Rows (the launcher's kernel for each L: rows_aligned with its group of lanes, vectors a lane
+//    and rows a trip): a block for every kRows trips of its groups, as many waves as that takes
+//    (the lesson), against one wave of blocks that stride over the rows.
+//  - Columns (columns_tiled at the launcher's width and number of chunks): the lesson's chunks of
+//    interleaved tiles with 8 rows in flight a thread, against one run of rows a chunk, with 4
+//    rows in flight and with 8.
+// Every variant is timed as the benchmark times a call (common/timing.hpp, the steady state,
+// cold). The input is all ones, so every result is exact (L for a row, B for a column) and each
+// variant's results are checked for it. It prints a table of GB/s (the input read once plus the
+// results written). results/h200/experiments/grid_tuning.md holds the H200's output.
+//
+//   11_batched_grid_tuning
+//
+// Exit codes: 0 done, 1 a variant's results are wrong, 2 bad arguments, 3 no GPU, 4 a CUDA error.
+#include <cstdio>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "11_batched/reduce.cuh"
+#include "command_line.hpp"
+#include "device_buffer.hpp"
+#include "device_info.hpp"
+#include "timing.hpp"
+
+namespace {
+
+using Op = red::Sum<float>;
+constexpr std::size_t kTotal = std::size_t{1} << 26;
+
+struct Row {
+  std::string shape, variant;
+  double gbps;
+};
+
+struct Bench {
+  const red::L2Scrubber& scrubber;
+  red::Stream& stream;
+  red::DeviceBuffer& out;
+  std::vector<Row> rows;
+  bool exact = true;
+  // Times f, then checks its `outputs` results against `expect`.
+  void time(const std::string& shape, const std::string& variant, std::size_t outputs, float expect,
+            const std::function<void()>& f) {
+    red::TimingConfig cfg;
+    cfg.scrubber = &scrubber;
+    const red::Timing t = red::time_on_stream(f, stream.get(), cfg);
+    rows.push_back({shape, variant, (kTotal * 4.0 + outputs * 4.0) / t.median_us / 1e3});
+    std::vector<float> got(outputs);
+    out.download(got.data(), outputs * 4);
+    for (std::size_t i = 0; i < outputs; ++i)
+      if (got[i] != expect) {
+        std::fprintf(stderr, "%s, %s: result %zu is %g, not %g\n", shape.c_str(), variant.c_str(), i, got[i], expect);
+        exact = false;
+        break;
+      }
+  }
+};
+
+// The launcher's plan for this shape (reduce.cuh).
+ch11::Plan plan_for(const ch11::Shape& shape, const float* in) {
+  ch11::BatchedCall c;
+  c.input = in;
+  c.shape = shape;
+  return ch11::plan<Op, float>(c);
+}
+
+// Rows of L floats with the launcher's kernel rows_aligned<G, kVecs, kRows>: the lesson's grid
+// and one wave.
+template <unsigned G, unsigned kVecs, unsigned kRows>
+void rows_case(Bench& b, const float* in, std::size_t L) {
+  const std::size_t rows = kTotal / L, V = L / 4;
+  ch11::Shape shape;
+  shape.layout = ch11::Layout::rows;
+  shape.rows = rows;
+  shape.cols = shape.stride = L;
+  const ch11::Plan p = plan_for(shape, in);
+  if (!p.vector || p.lanes != G) throw std::logic_error("grid_tuning: the launcher's plan for rows changed");
+  const auto kernel = ch11::rows_aligned<Op, float, G, kVecs, kRows>;
+  const std::size_t groups = ch11::kBlock / G, need = red::ceil_div(rows, groups);
+  const unsigned every_row = static_cast<unsigned>(red::ceil_div(need, std::size_t{kRows}));
+  const unsigned one_wave = static_cast<unsigned>(
+      std::min(need, ch11::resident_blocks<ch11::kBlock, ch11::rows_aligned<Op, float, G, kVecs, kRows>>()));
+  const std::string name = "rows, L = " + std::to_string(L);
+  ch11::BatchedCall c;
+  c.input = in;
+  c.shape = shape;
+  c.output = b.out.get();
+  c.stream = b.stream.get();
+  b.time(name, "lesson: a block per " + std::to_string(kRows) + " trips of its groups (" + std::to_string(every_row) +
+                   " blocks)",
+         rows, float(L), [&] { ch11::launch<Op, float>(c); });
+  b.time(name, "one wave striding over the rows (" + std::to_string(one_wave) + " blocks)", rows, float(L),
+         [&] { kernel<<<one_wave, ch11::kBlock, 0, b.stream.get()>>>(in, rows, V, L, b.out.get()); });
+}
+
+// Columns of a [2^26 / L, L] matrix: the lesson (through the launcher) against one run of rows a
+// chunk with 4 and 8 rows in flight, each with as many chunks as its launcher would plan.
+void columns_case(Bench& b, const float* in, std::size_t L, red::DeviceBuffer& scratch) {
+  const std::size_t rows = kTotal / L;
+  ch11::Shape shape;
+  shape.layout = ch11::Layout::columns;
+  shape.rows = rows;
+  shape.cols = shape.stride = L;
+  const ch11::Plan p = plan_for(shape, in);
+  if (!p.vector || scratch.bytes() < p.scratch_bytes) throw std::logic_error("grid_tuning: the columns' plan changed");
+  const std::string name = "columns, L = " + std::to_string(L);
+  ch11::BatchedCall c;
+  c.input = in;
+  c.shape = shape;
+  c.output = b.out.get();
+  c.scratch = scratch.get();
+  c.scratch_bytes = scratch.bytes();
+  c.stream = b.stream.get();
+  b.time(name, "lesson: interleaved tiles, 8 rows in flight (" + std::to_string(p.split) + " chunks)", L, float(rows),
+         [&] { ch11::launch<Op, float>(c); });
+  const auto runs = [&](auto kernel, unsigned trip) {
+    const std::size_t shared = ch11::columns_tree_bytes<float>(4);
+    const std::size_t deep = ch11::kColumnBlock / p.across, blocks_x = red::ceil_div(L / 4, std::size_t{p.across});
+    const std::size_t resident = std::size_t{ch11::sm_count()} * ch11::blocks_per_sm<ch11::kColumnBlock>(kernel, shared);
+    const std::size_t wanted = std::max<std::size_t>(1, resident / blocks_x);
+    const std::size_t most = std::max<std::size_t>(1, rows / (deep * trip));
+    const std::size_t chunk = red::ceil_div(rows, std::min<std::size_t>({wanted, most, 65535}));
+    const unsigned split = static_cast<unsigned>(red::ceil_div(rows, chunk));
+    auto* tickets = static_cast<unsigned*>(scratch.get());
+    auto* partials = reinterpret_cast<float*>(static_cast<unsigned char*>(scratch.get()) + ch11::tickets_bytes(blocks_x));
+    if (scratch.bytes() < ch11::tickets_bytes(blocks_x) + std::size_t{split} * L * 4)
+      throw std::logic_error("grid_tuning: scratch too small");
+    b.time(name, "one run of rows a chunk, " + std::to_string(trip) + " rows in flight (" + std::to_string(split) + " chunks)",
+           L, float(rows), [&] {
+             kernel<<<dim3(static_cast<unsigned>(blocks_x), split), ch11::kColumnBlock, shared, b.stream.get()>>>(
+                 in, rows, L, L, p.across, chunk, b.out.get(), tickets, partials);
+           });
+  };
+  runs(ch11::columns_tiled<Op, float, true, 4, false>, 4);
+  runs(ch11::columns_tiled<Op, float, true, 8, false>, 8);
+}
+
+int run() {
+  const red::DeviceInfo dev = red::query_device();
+  const red::L2Scrubber scrubber(dev);
+  red::Stream stream;
+  const std::vector<float> ones(kTotal, 1.0f);
+  red::DeviceBuffer in(kTotal * 4), out(kTotal / 8 * 4), scratch(std::size_t{64} << 20);
+  in.upload(ones.data(), kTotal * 4);
+  CUDA_CHECK(cudaMemset(scratch.get(), 0, scratch.bytes()));  // the chunks' counters start at zero
+  const auto* x = static_cast<const float*>(in.get());
+  Bench b{scrubber, stream, out, {}};
+  rows_case<1, 2, 2>(b, x, 8);
+  rows_case<4, 2, 2>(b, x, 32);
+  rows_case<16, 2, 2>(b, x, 128);
+  rows_case<32, 8, 1>(b, x, 1024);
+  for (std::size_t L : {std::size_t{8}, std::size_t{32}, std::size_t{128}, std::size_t{1024}, std::size_t{65536}})
+    columns_case(b, x, L, scratch);
+  std::printf("# How the rows' and the columns' kernels hand their work to blocks: f32 sum, B x L = 2^26, GB/s\n\n");
+  std::printf("Device: %s. Steady state, cold (common/timing.hpp), the input read once plus the results written.\n\n",
+              dev.name.c_str());
+  std::printf("| shape | variant | GB/s |\n|---|---|---:|\n");
+  for (const Row& r : b.rows) std::printf("| %s | %s | %.1f |\n", r.shape.c_str(), r.variant.c_str(), r.gbps);
+  return b.exact ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return red::experiment_without_options(
+      argc, argv, "11_batched_grid_tuning",
+      "How the rows' and the columns' kernels hand their work to blocks, each choice against its\n"
+      "alternative, timed on the benchmark's shapes (f32 sum); it takes no options.",
+      "results/h200/experiments/grid_tuning.md", [] { return run(); });
+}

@@ -27,6 +27,7 @@
 #include <cstring>
 
 #include "06_warp_shuffle/reduce.cuh"  // ch06::block_reduce
+#include "07_two_pass/reduce.cuh"     // ch07::device_limits (whether a kernel may be launched early)
 #include "10_single_pass/reduce.cuh"  // ch10::take_ticket
 #include "11_batched/batched.hpp"
 #include "chapter.hpp"

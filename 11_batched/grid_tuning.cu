@@ -139,6 +139,28 @@ void columns_case(Bench& b, const float* in, std::size_t L, red::DeviceBuffer& s
   };
   runs(ch11::columns_tiled<Op, float, true, 4, false>, 4);
   runs(ch11::columns_tiled<Op, float, true, 8, false>, 8);
+  // The lesson's kernel with more chunks than one wave holds: the GPU hands them out as SMs free
+  // up, and the strip's last block has more partials to combine.
+  const auto more_chunks = [&](unsigned waves) {
+    const std::size_t deep = ch11::kColumnBlock / p.across, blocks_x = red::ceil_div(L / 4, std::size_t{p.across});
+    const std::size_t most = std::max<std::size_t>(1, rows / (deep * p.trip));
+    const unsigned split = static_cast<unsigned>(std::min<std::size_t>({std::size_t{p.split} * waves, most, 65535}));
+    if (split == p.split) return;
+    auto* tickets = static_cast<unsigned*>(scratch.get());
+    auto* partials = reinterpret_cast<float*>(static_cast<unsigned char*>(scratch.get()) + ch11::tickets_bytes(blocks_x));
+    if (scratch.bytes() < ch11::tickets_bytes(blocks_x) + std::size_t{split} * L * 4)
+      throw std::logic_error("grid_tuning: scratch too small");
+    b.time(name, "interleaved tiles, 8 rows in flight, " + std::to_string(waves) + " times the chunks (" +
+                     std::to_string(split) + " chunks)",
+           L, float(rows), [&] {
+             ch11::columns_tiled<Op, float, true><<<dim3(static_cast<unsigned>(blocks_x), split), ch11::kColumnBlock,
+                                                    ch11::columns_tree_bytes<float>(4), b.stream.get()>>>(
+                 in, rows, L, L, p.across, 0, b.out.get(), tickets, partials);
+           });
+  };
+  more_chunks(2);
+  more_chunks(4);
+  more_chunks(8);
 }
 
 int run() {

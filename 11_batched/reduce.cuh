@@ -7,8 +7,8 @@
 // and combines the lanes with cooperative groups' reduce, as in chapter 10. Columns are read across
 // the row, a thread per 16 bytes of columns, each summing its columns down a chunk of rows; the
 // last chunk of a strip of columns to finish combines the strip's partials. Segments are not mapped
-// by segment at all: the elements are split evenly among warps whatever the segments' lengths
-// (load balancing), each warp marking where its window's segments end, its lanes closing the
+// by segment at all: the elements are split among warps in ranges of equal cost (an element 1, a
+// segment's end a fixed number) whatever the segments' lengths (load balancing), each warp marking where its window's segments end, its lanes closing the
 // segments at the marks they meet and handing on the partials of those that cross a lane, window
 // or warp.
 // Cost: the input read once; rows: one kernel (blocks_per_row: the last block of a row adds its K
@@ -501,8 +501,8 @@ __global__ void __launch_bounds__(kBlock)
 }
 
 // The balanced mapping: split the elements, not the segments. The elements from offsets[0] to
-// offsets[segments] are cut into equal ranges, one per warp, so every warp reads the same number
-// of bytes whatever the lengths; a warp reads its range in windows of 32 lanes x kItems, lane l
+// offsets[segments] are cut into ranges of equal cost, one per warp (warp_cost_bounds), so every
+// warp has about the same work whatever the lengths; a warp reads its range in windows of 32 lanes x kItems, lane l
 // taking the window's kItems consecutive elements from l * kItems. The warps never wait for each
 // other. For each window the warp marks, in shared memory of its own, where the window's segments
 // end (one bit per element), reading the offsets in order, 32 at a time and a batch ahead. Each
@@ -517,8 +517,8 @@ __global__ void __launch_bounds__(kBlock)
 // (the result's bits depend on the shape only).
 //
 // Which window closes a segment: the one holding its last element. A window [w0, w1) owns the
-// ends e with w0 < e <= w1; the first window also owns the ends equal to offsets[0] (empty
-// segments at the very start). An empty segment gets its identity in the window that owns its end.
+// ends e with w0 < e <= w1; the window that begins at offsets[0] also owns the ends equal to it
+// (empty segments at the very start). An empty segment gets its identity in the window that owns its end.
 constexpr unsigned kWarpsPerBlock = kBlock / 32;
 constexpr std::size_t kNoSegment = ~std::size_t{0};
 
@@ -536,6 +536,10 @@ struct SegmentTuning {
                                                  // the writing pass) and should stay in L1 and L2
   static constexpr unsigned kWaves = 1;         // ranges for one wave of blocks (more waves: shorter
                                                 // ranges, which the GPU hands out as SMs free up)
+  static constexpr unsigned kSegmentCost = 16;  // what a segment's end costs a warp, in elements: the
+                                                // ranges hold equal elements + kSegmentCost x ends
+                                                // (0: equal elements). A window dense with ends takes
+                                                // far longer than one inside a long segment
   static constexpr bool kEarlyFinish = true;    // the finishing kernel launched before the first
                                                 // ends, waiting for it inside (sm_90+): its launch
                                                 // overlaps the first's last warps
@@ -580,6 +584,65 @@ __device__ inline std::size_t warp_segment_after(const std::int64_t* offsets, st
   return a_hi;
 }
 
+// Where the warps' ranges begin: along the merge of the elements (cost 1 each) and the segments'
+// ends (cost c each, the end of segment s coming right after its last element), range w takes the
+// costs [w x step, (w + 1) x step). A range's bound at cost t is (i, j): j the first segment whose
+// end's cost is past t, and i = t - c x j elements from the origin, but no further than segment
+// j's end (the cost t then falls on that end). The warp finds the bounds at t0 and t1 at once,
+// 32 probes of each a step, narrowing 31-fold (as warp_segment_after); every lane gets j0 and j1,
+// the ends of those segments (`last` for j = segments) and the end of segment j0 - 1 (`first`
+// for j0 = 0), all from the probes' own loads.
+struct CostBounds {
+  std::size_t j[2];
+  std::size_t end[2];
+  std::size_t end_before;
+};
+__device__ inline CostBounds warp_cost_bounds(const std::int64_t* offsets, std::size_t segments, std::size_t first,
+                                              std::size_t last, std::size_t origin, std::size_t cost, std::size_t t0,
+                                              std::size_t t1) {
+  const unsigned lane = threadIdx.x % 32;
+  const std::size_t t[2] = {t0, t1};
+  std::size_t a[2] = {0, 0};
+  CostBounds b{{segments, segments}, {last, last}, first};  // the answers are in [a, b.j]; end_before: a[0] - 1's
+  while (a[0] < b.j[0] || a[1] < b.j[1]) {
+    std::size_t c[2], e[2];
+#pragma unroll
+    for (int q = 0; q < 2; ++q) {  // both probes' loads issued before either is used
+      c[q] = std::min(a[q] + lane * ((b.j[q] - a[q] + 30) / 31), b.j[q]);
+      e[q] = c[q] < segments ? static_cast<std::size_t>(offsets[c[q] + 1]) : last;
+    }
+#pragma unroll
+    for (int q = 0; q < 2; ++q) {
+      if (a[q] == b.j[q]) continue;  // found (the same for the whole warp)
+      const bool past = c[q] >= segments || e[q] - origin + cost * (c[q] + 1) > t[q];
+      const unsigned k = __ffs(__ballot_sync(0xffffffffu, past)) - 1;  // lane 31 probes b.j: always past
+      const std::size_t ck = __shfl_sync(0xffffffffu, c[q], k), ek = __shfl_sync(0xffffffffu, e[q], k);
+      const std::size_t before = __shfl_sync(0xffffffffu, c[q], k == 0 ? 0 : k - 1);
+      if (q == 0) {
+        const std::size_t end_before = __shfl_sync(0xffffffffu, e[q], k == 0 ? 0 : k - 1);
+        if (k > 0) b.end_before = end_before;
+      }
+      a[q] = k == 0 ? ck : before + 1;
+      b.j[q] = ck;
+      b.end[q] = ek;
+    }
+  }
+  return b;
+}
+
+// The same, knowing that the answer is near segment j: the warp probes the 64 segments up to j
+// first (two loads a lane, at once), and searches only where those do not hold the answer.
+__device__ inline std::size_t warp_segment_near(const std::int64_t* offsets, std::size_t segments, std::size_t j,
+                                                std::size_t p) {
+  const std::size_t base = j >= 63 ? j - 63 : 0, c = base + threadIdx.x % 32;
+  const std::size_t e0 = c < segments ? static_cast<std::size_t>(offsets[c + 1]) : ~std::size_t{0};
+  const std::size_t e1 = c + 32 < segments ? static_cast<std::size_t>(offsets[c + 33]) : ~std::size_t{0};
+  const unsigned past0 = __ballot_sync(0xffffffffu, e0 > p), past1 = __ballot_sync(0xffffffffu, e1 > p);
+  if ((past0 | past1) == 0) return warp_segment_after(offsets, segments, base + 64, p);  // all 64 end at or before p
+  if ((past0 & 1u) && base > 0) return warp_segment_after(offsets, segments, 0, p);  // base ends past p: search below
+  return past0 ? base + __ffs(past0) - 1 : base + 32 + __ffs(past1) - 1;
+}
+
 // A window's partials of the segments its lanes close, by position: lane l's j-th element at
 // [j][l], so that the lanes writing their j-th elements hit 32 different banks. An argmax keeps its
 // value and the index's offset from the lane's first element (a closed segment's elements in a
@@ -611,15 +674,23 @@ struct WindowMarks {
   typename Op::Acc before[32];           // lane l: the elements of lanes < l (and the carry) in its first segment
 };
 
+// The cost of a range (warp_cost_bounds): the elements from offsets[0] rounded down to a lane's
+// share `items`, plus `cost` for every segment's end, shared out among `ranges` warps.
+__host__ __device__ inline std::size_t range_cost_step(std::size_t first, std::size_t last, std::size_t segments,
+                                                       std::size_t items, std::size_t cost, std::size_t ranges) {
+  const std::size_t total = last - first / items * items + cost * segments;
+  return (total + ranges - 1) / ranges;
+}
+
 // A warp's range of elements, window by window: the segments it closes written (one that began in
 // an earlier range left in records[range] instead, with the partial of the segment still open at
-// the range's end). The ranges are per_warp elements (a whole number of windows) from offsets[0]
-// rounded down to a lane's share, so that every lane's loads are aligned; a range past the last
-// segment's end is empty. With no elements at all, every segment is empty and the warps write the
-// identities.
+// the range's end). The ranges hold equal costs (warp_cost_bounds) from offsets[0] rounded down to
+// a lane's share; a range's windows start at its first element rounded down to a lane's share too,
+// so that every lane's loads are aligned. A range past the last segment's end is empty. With no
+// elements at all, every segment is empty and the warps write the identities.
 template <class Op, class T, bool kAligned, class Policy = SegmentTuning>
 __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
-    segments_balanced(const T* in, const std::int64_t* offsets, std::size_t segments, std::size_t per_warp, void* out,
+    segments_balanced(const T* in, const std::int64_t* offsets, std::size_t segments, void* out,
                       Pieces<typename Op::Acc>* records) {
   using Acc = typename Op::Acc;
   using V = Vec16<T>;
@@ -639,8 +710,18 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
       store_result<Op>(out, s, Op::identity());
     return;
   }
-  const std::size_t origin = first / kItems * kItems;
-  const std::size_t lo = origin + range * per_warp, hi = std::min(last, lo + per_warp);
+  const std::size_t origin = first / kItems * kItems, cost = Policy::kSegmentCost;
+  const std::size_t step = range_cost_step(first, last, segments, kItems, cost, std::size_t{gridDim.x} * kWarpsPerBlock);
+  const CostBounds bounds = warp_cost_bounds(offsets, segments, first, last, origin, cost, range * step, (range + 1) * step);
+  // The range's elements [lo, hi): the bounds rounded down to a whole window from the origin (so
+  // that the ranges share no window, and every lane's loads are aligned), but for the last
+  // element's end.
+  const auto cut = [&](std::size_t t, std::size_t j, std::size_t end) {
+    const std::size_t i = std::min(t - cost * j, end - origin);
+    return origin + i == last ? last : origin + i / kWindow * kWindow;
+  };
+  const std::size_t lo = cut(range * step, bounds.j[0], bounds.end[0]);
+  const std::size_t hi = cut((range + 1) * step, bounds.j[1], bounds.end[1]);
   if (lo >= hi) {
     if (lane == 0) records[range] = {kNoSegment, 0, Op::identity(), kNoSegment, Op::identity()};
     return;
@@ -670,7 +751,16 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
   const auto load_end = [&](std::size_t s) {
     return s < segments ? static_cast<std::size_t>(offsets[s + 1]) : ~std::size_t{0};
   };
-  std::size_t cursor = range == 0 ? 0 : warp_segment_after(offsets, segments, 0, lo);
+  // The first segment whose end is past lo: j0 if the segments before it end at or before lo (they
+  // end at or before its bound, and lo is less than a window before that), else one of those
+  // just before it, or one just after if j0 ends on lo.
+  // The range that begins at the first element also owns the ends there (empty segments at the
+  // very start), which no window's (w0, w1] holds.
+  const std::size_t j0 = bounds.j[0];
+  std::size_t cursor = lo == first ? 0
+                             : bounds.end_before <= lo
+                                 ? (bounds.end[0] > lo ? j0 : warp_segment_after(offsets, segments, j0 + 1, lo))
+                                 : (j0 == 0 ? 0 : warp_segment_near(offsets, segments, j0 - 1, lo));
   std::size_t base = cursor;
   std::size_t end_a = load_end(base + lane), end_b = load_end(base + 32 + lane);
   if (lane * kItems % 32 == 0) marks.ends[lane * kItems / 32] = 0;
@@ -825,7 +915,7 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
 // `items`: a lane's elements in a window (the ranges' origin is offsets[0] rounded down to it).
 template <class Op>
 __global__ void __launch_bounds__(kBlock)
-    segments_balanced_finish(const std::int64_t* offsets, std::size_t segments, std::size_t per_warp, unsigned items,
+    segments_balanced_finish(const std::int64_t* offsets, std::size_t segments, unsigned items, unsigned cost,
                              std::size_t ranges, const Pieces<typename Op::Acc>* records, void* out) {
   using Acc = typename Op::Acc;
 #if __CUDA_ARCH__ >= 900
@@ -838,11 +928,15 @@ __global__ void __launch_bounds__(kBlock)
   if (s == kNoSegment) return;
   const unsigned lane = threadIdx.x % 32;
   const std::size_t origin = first / items * items;
-  const std::size_t from = (begin - origin) / per_warp;  // the range where s began
+  // The range where s began, or one a little before it: the one whose costs hold its first
+  // element's, begin - origin elements and s ends (warp_cost_bounds), before the rounding of the
+  // bounds moved them down. The ranges between have other tails.
+  const std::size_t step = range_cost_step(first, static_cast<std::size_t>(offsets[segments]), segments, items, cost, ranges);
+  const std::size_t from = (begin - origin + std::size_t{cost} * s) / step;
   Acc acc = Op::identity();
 #pragma unroll 16
   for (std::size_t k = from + lane; k < r; k += 32)  // independent loads, 16 in flight
-    acc = Op::combine(acc, records[k].tail_acc);
+    if (records[k].tail == s) acc = Op::combine(acc, records[k].tail_acc);
   acc = group_reduce<Op, 32>(acc);
   if (lane == 0) store_segment<Op>(out, s, begin, Op::combine(acc, records[r].head_acc));
 }
@@ -904,7 +998,8 @@ struct Plan {
 };
 
 // The balanced mapping's sizes (Policy: the kernel's choices): one wave of blocks, since every
-// warp has the same work, and ranges of whole windows. p.split blocks, p.chunk elements a warp.
+// warp has the same work, and ranges of at least a window's cost. p.split blocks; p.chunk, the
+// most elements a range can hold.
 template <class Op, class T, class Policy = SegmentTuning>
 void plan_balanced(Plan& p, const Shape& s) {
   p.lanes = 32;
@@ -912,13 +1007,17 @@ void plan_balanced(Plan& p, const Shape& s) {
     return blocks_per_sm<kBlock>(segments_balanced<Op, T, true, Policy>);
   });
   const std::size_t warps = std::size_t{sm_count()} * occupancy * kWarpsPerBlock * Policy::kWaves;
-  // The elements that belong to segments are known on the device only: size the ranges for all
-  // n, plus the rounding of the ranges' origin (a range past the last segment's end is empty).
+  // The elements that belong to segments are known on the device only (the kernels share out
+  // their cost exactly, range_cost_step): size the grid for all n, plus the rounding of the
+  // ranges' origin.
   constexpr std::size_t kWindow = 32 * Policy::kItems;
-  const std::size_t n = s.n + Policy::kItems;
-  p.chunk = red::ceil_div(red::ceil_div(n, warps), kWindow) * kWindow;
-  p.split = static_cast<unsigned>(red::ceil_div(red::ceil_div(n, p.chunk), kWarpsPerBlock));
+  const std::size_t total = s.n + Policy::kItems + std::size_t{Policy::kSegmentCost} * s.segments;
+  const std::size_t per_warp = red::ceil_div(red::ceil_div(total, warps), kWindow) * kWindow;
+  p.split = static_cast<unsigned>(red::ceil_div(red::ceil_div(total, per_warp), kWarpsPerBlock));
   if (s.n == 0) p.split = static_cast<unsigned>(std::min<std::size_t>(red::ceil_div(s.segments, kBlock), 1024));
+  // A range's cost is at most the step; its elements at most that plus one end's cost (where it
+  // begins on a segment's end) plus the rounding of its first bound (less than a window).
+  p.chunk = red::ceil_div(total, std::size_t{p.split} * kWarpsPerBlock) + Policy::kSegmentCost + kWindow;
   p.scratch_bytes = std::size_t{p.split} * kWarpsPerBlock * sizeof(Pieces<typename Op::Acc>);
 }
 
@@ -929,9 +1028,9 @@ void launch_balanced(const BatchedCall& c, const Plan& p) {
   const T* in = static_cast<const T*>(c.input);
   auto* records = static_cast<Pieces<typename Op::Acc>*>(c.scratch);
   if (p.vector)
-    segments_balanced<Op, T, true, Policy><<<p.split, kBlock, 0, c.stream>>>(in, s.offsets, s.segments, p.chunk, c.output, records);
+    segments_balanced<Op, T, true, Policy><<<p.split, kBlock, 0, c.stream>>>(in, s.offsets, s.segments, c.output, records);
   else
-    segments_balanced<Op, T, false, Policy><<<p.split, kBlock, 0, c.stream>>>(in, s.offsets, s.segments, p.chunk, c.output, records);
+    segments_balanced<Op, T, false, Policy><<<p.split, kBlock, 0, c.stream>>>(in, s.offsets, s.segments, c.output, records);
   cudaLaunchAttribute early{};
   early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   early.val.programmaticStreamSerializationAllowed = 1;
@@ -941,8 +1040,8 @@ void launch_balanced(const BatchedCall& c, const Plan& p) {
   config.stream = c.stream;
   config.attrs = &early;
   config.numAttrs = Policy::kEarlyFinish && ch07::device_limits<segments_balanced<Op, T, true, Policy>>().programmatic ? 1 : 0;
-  CUDA_CHECK(cudaLaunchKernelEx(&config, segments_balanced_finish<Op>, s.offsets, s.segments, p.chunk, Policy::kItems,
-                                std::size_t{p.split} * kWarpsPerBlock, static_cast<const Pieces<typename Op::Acc>*>(records),
+  CUDA_CHECK(cudaLaunchKernelEx(&config, segments_balanced_finish<Op>, s.offsets, s.segments, Policy::kItems,
+                                Policy::kSegmentCost, std::size_t{p.split} * kWarpsPerBlock, static_cast<const Pieces<typename Op::Acc>*>(records),
                                 c.output));
 }
 
@@ -1103,8 +1202,14 @@ inline std::size_t sum_depth(const Plan& p, const Shape& s, std::size_t length, 
                 // all of them), its walk of the closing window, the warp's fold of the lanes'
                 // partials, the lanes' scan, the carry, and the ranges a long segment spans (the
                 // finishing warp's tree)
+      // (a range inside a segment holds a step of elements, less a window at most, and the step is
+      // at least the segment's cost shared out)
       const std::size_t windows = red::ceil_div(p.chunk, 32 * SegmentTuning::kItems);
-      const std::size_t ranges = red::ceil_div(length, p.chunk) + 1;
+      const std::size_t warps = std::size_t{p.split} * kWarpsPerBlock;
+      const std::size_t share = (length + std::size_t{SegmentTuning::kSegmentCost} * s.segments) / warps;
+      constexpr std::size_t kWindow = 32 * SegmentTuning::kItems;
+      const std::size_t step = std::max<std::size_t>(kWindow + 1, share) - kWindow;
+      const std::size_t ranges = red::ceil_div(length, step) + 1;
       return std::min(length, (windows + 1) * SegmentTuning::kItems + 4 * warp_tree + 8 + red::ceil_div(ranges, 32));
     }
   }

@@ -38,7 +38,8 @@ using Acc = Op::Acc;
 
 // The lesson's policy with one choice changed.
 template <unsigned kItemsV, bool kDoubleBufferV, unsigned kMinBlocksV, bool kStreamingLoadsV = true,
-          unsigned kWavesV = ch11::SegmentTuning::kWaves, bool kEarlyFinishV = ch11::SegmentTuning::kEarlyFinish>
+          unsigned kWavesV = ch11::SegmentTuning::kWaves, bool kEarlyFinishV = ch11::SegmentTuning::kEarlyFinish,
+          unsigned kSegmentCostV = ch11::SegmentTuning::kSegmentCost>
 struct Changed {
   static constexpr unsigned kItems = kItemsV;
   static constexpr bool kDoubleBuffer = kDoubleBufferV;
@@ -46,6 +47,7 @@ struct Changed {
   static constexpr bool kStreamingLoads = kStreamingLoadsV;
   static constexpr unsigned kWaves = kWavesV;
   static constexpr bool kEarlyFinish = kEarlyFinishV;
+  static constexpr unsigned kSegmentCost = kSegmentCostV;
 };
 using Lesson = ch11::SegmentTuning;
 
@@ -82,7 +84,7 @@ Variant variant(const std::string& name) {
 int run() {
   const red::DeviceInfo dev = red::query_device();
   const std::vector<Variant> variants = {
-      variant<Lesson>("lesson: 16 a lane, one array, 4 blocks an SM, evict-first loads, one wave, the finish launched early"),
+      variant<Lesson>("lesson: 16 a lane, one array, 4 blocks an SM, evict-first loads, one wave, the finish launched early, an end costs 16 elements"),
       variant<Changed<16, true, 3>>("16 a lane, two arrays (3 blocks an SM)"),
       variant<Changed<32, false, 3>>("32 a lane, one array (3 blocks an SM)"),
       variant<Changed<8, false, 4>>("8 a lane, one array, 4 blocks an SM"),
@@ -90,6 +92,11 @@ int run() {
       variant<Changed<16, false, 4, true, 1, false>>("the finishing kernel launched once the first has ended"),
       variant<Changed<16, false, 4, true, 2>>("ranges for two waves of blocks"),
       variant<Changed<16, false, 4, true, 4>>("ranges for four waves of blocks"),
+      variant<Changed<16, false, 4, true, 1, true, 0>>("ranges of equal elements (an end costs nothing)"),
+      variant<Changed<16, false, 4, true, 1, true, 4>>("an end costs 4 elements"),
+      variant<Changed<16, false, 4, true, 1, true, 8>>("an end costs 8 elements"),
+      variant<Changed<16, false, 4, true, 1, true, 32>>("an end costs 32 elements"),
+      variant<Changed<16, false, 4, true, 1, true, 64>>("an end costs 64 elements"),
   };
   const Shape shapes[] = {{"uniform", 32, ch11::SegmentDist::uniform},
                           {"heavy", 32, ch11::SegmentDist::heavy},

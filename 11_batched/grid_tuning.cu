@@ -7,7 +7,8 @@
 //    (the lesson), against one wave of blocks that stride over the rows.
 //  - Columns (columns_tiled at the launcher's width and number of chunks): the lesson's chunks of
 //    interleaved tiles with 8 rows in flight a thread, against one run of rows a chunk, with 4
-//    rows in flight and with 8.
+//    rows in flight and with 8, and against 2, 4 and 8 times the lesson's chunks (more blocks
+//    than one wave holds, and more partials for the last block of a strip to combine).
 // Every variant is timed as the benchmark times a call (common/timing.hpp, the steady state,
 // cold). The input is all ones, so every result is exact (L for a row, B for a column) and each
 // variant's results are checked for it. It prints a table of GB/s (the input read once plus the

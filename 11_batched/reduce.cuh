@@ -536,7 +536,7 @@ struct SegmentTuning {
                                                  // the writing pass) and should stay in L1 and L2
   static constexpr unsigned kWaves = 1;         // ranges for one wave of blocks (more waves: shorter
                                                 // ranges, which the GPU hands out as SMs free up)
-  static constexpr unsigned kSegmentCost = 16;  // what a segment's end costs a warp, in elements: the
+  static constexpr unsigned kSegmentCost = 32;  // what a segment's end costs a warp, in elements: the
                                                 // ranges hold equal elements + kSegmentCost x ends
                                                 // (0: equal elements). A window dense with ends takes
                                                 // far longer than one inside a long segment

@@ -120,18 +120,23 @@ void columns_case(Bench& b, const float* in, std::size_t L, red::DeviceBuffer& s
   c.stream = b.stream.get();
   b.time(name, "lesson: interleaved tiles, 8 rows in flight (" + std::to_string(p.split) + " chunks)", L, float(rows),
          [&] { ch11::launch<Op, float>(c); });
+  // The strips across (a block's P vectors of columns each), the rows a trip covers down a block,
+  // and the scratch for `split` chunks a strip: a counter per strip, then the partials.
+  const std::size_t shared = ch11::columns_tree_bytes<float>(4);
+  const std::size_t deep = ch11::kColumnBlock / p.across, blocks_x = red::ceil_div(L / 4, std::size_t{p.across});
+  auto* tickets = static_cast<unsigned*>(scratch.get());
+  auto* partials = reinterpret_cast<float*>(static_cast<unsigned char*>(scratch.get()) + ch11::tickets_bytes(blocks_x));
+  const auto check_scratch = [&](unsigned split) {
+    if (scratch.bytes() < ch11::tickets_bytes(blocks_x) + std::size_t{split} * L * 4)
+      throw std::logic_error("grid_tuning: scratch too small");
+  };
   const auto runs = [&](auto kernel, unsigned trip) {
-    const std::size_t shared = ch11::columns_tree_bytes<float>(4);
-    const std::size_t deep = ch11::kColumnBlock / p.across, blocks_x = red::ceil_div(L / 4, std::size_t{p.across});
     const std::size_t resident = std::size_t{ch11::sm_count()} * ch11::blocks_per_sm<ch11::kColumnBlock>(kernel, shared);
     const std::size_t wanted = std::max<std::size_t>(1, resident / blocks_x);
     const std::size_t most = std::max<std::size_t>(1, rows / (deep * trip));
     const std::size_t chunk = red::ceil_div(rows, std::min<std::size_t>({wanted, most, 65535}));
     const unsigned split = static_cast<unsigned>(red::ceil_div(rows, chunk));
-    auto* tickets = static_cast<unsigned*>(scratch.get());
-    auto* partials = reinterpret_cast<float*>(static_cast<unsigned char*>(scratch.get()) + ch11::tickets_bytes(blocks_x));
-    if (scratch.bytes() < ch11::tickets_bytes(blocks_x) + std::size_t{split} * L * 4)
-      throw std::logic_error("grid_tuning: scratch too small");
+    check_scratch(split);
     b.time(name, "one run of rows a chunk, " + std::to_string(trip) + " rows in flight (" + std::to_string(split) + " chunks)",
            L, float(rows), [&] {
              kernel<<<dim3(static_cast<unsigned>(blocks_x), split), ch11::kColumnBlock, shared, b.stream.get()>>>(
@@ -143,19 +148,15 @@ void columns_case(Bench& b, const float* in, std::size_t L, red::DeviceBuffer& s
   // The lesson's kernel with more chunks than one wave holds: the GPU hands them out as SMs free
   // up, and the strip's last block has more partials to combine.
   const auto more_chunks = [&](unsigned waves) {
-    const std::size_t deep = ch11::kColumnBlock / p.across, blocks_x = red::ceil_div(L / 4, std::size_t{p.across});
     const std::size_t most = std::max<std::size_t>(1, rows / (deep * p.trip));
     const unsigned split = static_cast<unsigned>(std::min<std::size_t>({std::size_t{p.split} * waves, most, 65535}));
     if (split == p.split) return;
-    auto* tickets = static_cast<unsigned*>(scratch.get());
-    auto* partials = reinterpret_cast<float*>(static_cast<unsigned char*>(scratch.get()) + ch11::tickets_bytes(blocks_x));
-    if (scratch.bytes() < ch11::tickets_bytes(blocks_x) + std::size_t{split} * L * 4)
-      throw std::logic_error("grid_tuning: scratch too small");
+    check_scratch(split);
     b.time(name, "interleaved tiles, 8 rows in flight, " + std::to_string(waves) + " times the chunks (" +
                      std::to_string(split) + " chunks)",
            L, float(rows), [&] {
-             ch11::columns_tiled<Op, float, true><<<dim3(static_cast<unsigned>(blocks_x), split), ch11::kColumnBlock,
-                                                    ch11::columns_tree_bytes<float>(4), b.stream.get()>>>(
+             ch11::columns_tiled<Op, float, true><<<dim3(static_cast<unsigned>(blocks_x), split), ch11::kColumnBlock, shared,
+                                                    b.stream.get()>>>(
                  in, rows, L, L, p.across, 0, b.out.get(), tickets, partials);
            });
   };

@@ -8,9 +8,9 @@
 // the row, a thread per 16 bytes of columns, each summing its columns down a chunk of rows; the
 // last chunk of a strip of columns to finish combines the strip's partials. Segments are not mapped
 // by segment at all: the elements are split among warps in ranges of equal cost (an element 1, a
-// segment's end a fixed number) whatever the segments' lengths (load balancing), each warp marking where its window's segments end, its lanes closing the
-// segments at the marks they meet and handing on the partials of those that cross a lane, window
-// or warp.
+// segment's end a fixed number) whatever the segments' lengths (load balancing), each warp
+// marking where its window's segments end, its lanes closing the segments at the marks they meet
+// and handing on the partials of those that cross a lane, window or warp.
 // Cost: the input read once; rows: one kernel (blocks_per_row: the last block of a row adds its K
 // partials, after a ticket); columns: one kernel (with several chunks of rows, K x L partials and
 // a ticket per strip); segments: the offsets read about twice more (marking, then writing), a
@@ -502,23 +502,24 @@ __global__ void __launch_bounds__(kBlock)
 
 // The balanced mapping: split the elements, not the segments. The elements from offsets[0] to
 // offsets[segments] are cut into ranges of equal cost, one per warp (warp_cost_bounds), so every
-// warp has about the same work whatever the lengths; a warp reads its range in windows of 32 lanes x kItems, lane l
-// taking the window's kItems consecutive elements from l * kItems. The warps never wait for each
-// other. For each window the warp marks, in shared memory of its own, where the window's segments
-// end (one bit per element), reading the offsets in order, 32 at a time and a batch ahead. Each
-// lane walks its elements and, at every mark, puts its partial aside and starts a new one. A
-// segmented scan over the lanes gives each lane what the lanes before it hold of the segment it
-// closes first, and then a lane per segment closed in the window writes its result: the partial
-// put aside where the segment ends, after the scan's share if it began in an earlier lane. A
-// segment still open at the window's end is carried on: in a window with no end at all each lane
+// warp has about the same work whatever the lengths; a warp reads its range in windows of 32 lanes
+// x kItems, lane l taking the window's kItems consecutive elements from l * kItems. The warps never
+// wait for each other. For each window the warp marks, in shared memory of its own, where the
+// window's segments end (one bit per element), reading the offsets in order, 32 at a time and a
+// batch ahead. Each lane walks its elements and, at every mark, puts its partial aside and starts a
+// new one. A segmented scan over the lanes gives each lane what the lanes before it hold of the
+// segment it closes first, and then a lane per segment closed in the window writes its result: the
+// partial put aside where the segment ends, after the scan's share if it began in an earlier lane.
+// A segment still open at the window's end is carried on: in a window with no end at all each lane
 // just adds its elements to a partial of its own, and those are folded into the carry at the next
-// window that has one. A segment that began in an earlier warp's range is finished by a last
-// kernel over the warps' partials. Every partial is combined in an order fixed by the offsets
-// (the result's bits depend on the shape only).
+// window that has one. A segment that began in an earlier warp's range is finished by a last kernel
+// over the warps' partials. Every partial is combined in an order fixed by the offsets (the
+// result's bits depend on the shape only).
 //
 // Which window closes a segment: the one holding its last element. A window [w0, w1) owns the
 // ends e with w0 < e <= w1; the window that begins at offsets[0] also owns the ends equal to it
-// (empty segments at the very start). An empty segment gets its identity in the window that owns its end.
+// (empty segments at the very start). An empty segment gets its identity in the window that owns
+// its end.
 constexpr unsigned kWarpsPerBlock = kBlock / 32;
 constexpr std::size_t kNoSegment = ~std::size_t{0};
 
@@ -603,7 +604,7 @@ __device__ inline CostBounds warp_cost_bounds(const std::int64_t* offsets, std::
   const unsigned lane = threadIdx.x % 32;
   const std::size_t t[2] = {t0, t1};
   std::size_t a[2] = {0, 0};
-  CostBounds b{{segments, segments}, {last, last}, first};  // the answers are in [a, b.j]; end_before: a[0] - 1's
+  CostBounds b{{segments, segments}, {last, last}, first};  // answers in [a, b.j]; end_before: a[0] - 1's end
   while (a[0] < b.j[0] || a[1] < b.j[1]) {
     std::size_t c[2], e[2];
 #pragma unroll
@@ -685,8 +686,8 @@ __host__ __device__ inline std::size_t range_cost_step(std::size_t first, std::s
 // A warp's range of elements, window by window: the segments it closes written (one that began in
 // an earlier range left in records[range] instead, with the partial of the segment still open at
 // the range's end). The ranges hold equal costs (warp_cost_bounds) from offsets[0] rounded down to
-// a lane's share; a range's windows start at its first element rounded down to a lane's share too,
-// so that every lane's loads are aligned. A range past the last segment's end is empty. With no
+// a lane's share, their bounds rounded down to whole windows from there, so that every lane's
+// loads are aligned and no two ranges share a window. A range past the last segment's end is empty. With no
 // elements at all, every segment is empty and the warps write the identities.
 template <class Op, class T, bool kAligned, class Policy = SegmentTuning>
 __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
@@ -753,9 +754,9 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
   };
   // The first segment whose end is past lo: j0 if the segments before it end at or before lo (they
   // end at or before its bound, and lo is less than a window before that), else one of those
-  // just before it, or one just after if j0 ends on lo.
-  // The range that begins at the first element also owns the ends there (empty segments at the
-  // very start), which no window's (w0, w1] holds.
+  // just before it, or one just after if j0 ends on lo. The range that begins at the first
+  // element also owns the ends there (empty segments at the very start), which no window's
+  // (w0, w1] holds.
   const std::size_t j0 = bounds.j[0];
   std::size_t cursor = lo == first ? 0
                              : bounds.end_before <= lo

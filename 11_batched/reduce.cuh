@@ -746,9 +746,10 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
   T xa[kItems] = {}, xb[Policy::kDoubleBuffer ? kItems : 1] = {};
   load(lo, xa);  // in flight while the warp looks for its first segment
 
-  // The segments' ends, 32 at a time: lane i holds the end of segment base + i (batch a) and of
-  // base + 32 + i (batch b, loaded a batch ahead of its use), as loaded; past the last segment, a
-  // sentinel no window reaches. `cursor` is the first segment whose end has not been marked yet.
+  // The segments' ends, 32 at a time: lane i holds the end of segment base + i in the current
+  // batch (a or b, b_current says which) and of base + 32 + i in the other (loaded a batch ahead
+  // of its use), as loaded; past the last segment, a sentinel no window reaches. `cursor` is the
+  // first segment whose end has not been marked yet.
   const auto load_end = [&](std::size_t s) {
     return s < segments ? static_cast<std::size_t>(offsets[s + 1]) : ~std::size_t{0};
   };
@@ -764,6 +765,7 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
                                  : (j0 == 0 ? 0 : warp_segment_near(offsets, segments, j0 - 1, lo));
   std::size_t base = cursor;
   std::size_t end_a = load_end(base + lane), end_b = load_end(base + 32 + lane);
+  bool b_current = false;  // whether batch b holds the segments from base on (then a holds base + 32 on)
   if (lane * kItems % 32 == 0) marks.ends[lane * kItems / 32] = 0;
 
   Acc carry = Op::identity();  // the open segment's elements in the windows before, but for ...
@@ -780,18 +782,30 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
     // so the lanes whose ends are in form a run from the cursor on.
     const std::size_t closes_from = cursor;
     __syncwarp();  // the last window's marks have been read
-    for (;;) {
-      const bool in_window = end_a <= w1;
-      if (in_window && lane >= cursor - base && end_a > w0) {  // an end at w0 closes an empty segment
-        const unsigned p = static_cast<unsigned>(end_a - w0) - 1;
+    // Marks the ends of batch e in the window; whether the batch holds the first end past it.
+    const auto mark_batch = [&](std::size_t e) {
+      const bool in_window = e <= w1;
+      if (in_window && lane >= cursor - base && e > w0) {  // an end at w0 closes an empty segment
+        const unsigned p = static_cast<unsigned>(e - w0) - 1;
         atomicOr(&marks.ends[p / 32], 1u << (p % 32));
       }
       const unsigned in = static_cast<unsigned>(__popc(__ballot_sync(kAll, in_window)));
       cursor = base + in;
-      if (in < 32) break;
-      end_a = end_b;  // batch a used up: b moves up, and the next one is loaded
+      return in < 32;
+    };
+    // The two batches take turns as the current one (b_current), so that the batch loaded ahead is
+    // never copied: a copy would wait for its load at once.
+    for (;;) {
+      if (!b_current) {
+        if (mark_batch(end_a)) break;
+        end_a = load_end(base + 64 + lane);  // batch a used up: b is current, a loads the one after
+        base += 32;
+        b_current = true;
+      }
+      if (mark_batch(end_b)) break;
+      end_b = load_end(base + 64 + lane);
       base += 32;
-      end_b = load_end(base + 32 + lane);
+      b_current = false;
     }
     __syncwarp();
     const unsigned word = marks.ends[lane * kItems / 32];
@@ -863,29 +877,42 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
     const Acc window_total = shfl_down(value, 31 - lane);  // lane 31's, in every lane
     carry = closing ? window_total : Op::combine(carry, window_total);  // the segment open at the window's end
     __syncwarp();
-    // 4. A lane per segment closed in the window writes its result (the offsets are read again,
-    // from L1 or L2): the partial put aside at its end, after the lanes' share if it began before
-    // the lane that closes it. The range's first segment, if it began in an earlier range, is
-    // left in the record for the last kernel.
-    for (std::size_t s = closes_from + lane; s < cursor; s += 32) {
-      const std::size_t b = static_cast<std::size_t>(offsets[s]), e = static_cast<std::size_t>(offsets[s + 1]);
-      if (b == e) {
-        store_result<Op>(out, s, Op::identity());
-        continue;
+    // 4. A lane per segment closed in the window writes its result: the partial put aside at its
+    // end, after the lanes' share if it began before the lane that closes it. The range's first
+    // segment, if it began in an earlier range, is left in the record for the last kernel. The
+    // ends come from the current batch where it holds them, by shuffles (the batch loaded ahead
+    // is not touched); those before it (where the window used a batch up) are read again, from
+    // L1 or L2.
+    const auto write_closed = [&](std::size_t current) {
+      for (std::size_t s0 = closes_from; s0 < cursor; s0 += 32) {  // trips of the whole warp
+        const std::size_t s = s0 + lane;
+        const std::size_t e_held = __shfl_sync(kAll, current, static_cast<unsigned>(s - base) % 32);
+        const std::size_t b_held = __shfl_sync(kAll, current, static_cast<unsigned>(s - base - 1) % 32);
+        if (s >= cursor) continue;
+        const std::size_t e = s >= base ? e_held : static_cast<std::size_t>(offsets[s + 1]);
+        const std::size_t b = s > base ? b_held : static_cast<std::size_t>(offsets[s]);
+        if (b == e) {
+          store_result<Op>(out, s, Op::identity());
+          continue;
+        }
+        const unsigned p = static_cast<unsigned>(e - w0) - 1, l = p / kItems, j = p % kItems;
+        const std::size_t gl = w0 + std::size_t{l} * kItems;
+        Acc total = marks.partials.get(j, l, gl);
+        if (b < gl) total = Op::combine(marks.before[l], total);
+        if (b < lo) {
+          records[range].head = s;
+          records[range].head_begin = b;
+          records[range].head_acc = total;
+          head_recorded = true;
+        } else {
+          store_segment<Op>(out, s, b, total);
+        }
       }
-      const unsigned p = static_cast<unsigned>(e - w0) - 1, l = p / kItems, j = p % kItems;
-      const std::size_t gl = w0 + std::size_t{l} * kItems;
-      Acc total = marks.partials.get(j, l, gl);
-      if (b < gl) total = Op::combine(marks.before[l], total);
-      if (b < lo) {
-        records[range].head = s;
-        records[range].head_begin = b;
-        records[range].head_acc = total;
-        head_recorded = true;
-      } else {
-        store_segment<Op>(out, s, b, total);
-      }
-    }
+    };
+    if (b_current)
+      write_closed(end_b);
+    else
+      write_closed(end_a);
   };
   if constexpr (Policy::kDoubleBuffer) {
     for (std::size_t w0 = lo;;) {  // two windows a trip, so that the two arrays swap roles without copies

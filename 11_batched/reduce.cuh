@@ -946,25 +946,39 @@ __global__ void __launch_bounds__(kBlock)
     segments_balanced_finish(const std::int64_t* offsets, std::size_t segments, unsigned items, unsigned cost,
                              std::size_t ranges, const Pieces<typename Op::Acc>* records, void* out) {
   using Acc = typename Op::Acc;
+  // What depends on the input only is read before the wait: it overlaps the first kernel's end.
+  const std::size_t r = (std::size_t{blockIdx.x} * kBlock + threadIdx.x) / 32;
+  const std::size_t first = static_cast<std::size_t>(offsets[0]), last = static_cast<std::size_t>(offsets[segments]);
+  const std::size_t origin = first / items * items;
+  const std::size_t step = range_cost_step(first, last, segments, items, cost, ranges);
 #if __CUDA_ARCH__ >= 900
   cudaGridDependencySynchronize();  // launched early: the records are complete and visible
 #endif
-  const std::size_t r = (std::size_t{blockIdx.x} * kBlock + threadIdx.x) / 32;
-  const std::size_t first = static_cast<std::size_t>(offsets[0]);
-  if (r >= ranges || first == static_cast<std::size_t>(offsets[segments])) return;  // whole warps leave together
+  if (r >= ranges || first == last) return;  // whole warps leave together
   const std::size_t s = records[r].head, begin = records[r].head_begin;
   if (s == kNoSegment) return;
   const unsigned lane = threadIdx.x % 32;
-  const std::size_t origin = first / items * items;
   // The range where s began, or one a little before it: the one whose costs hold its first
   // element's, begin - origin elements and s ends (warp_cost_bounds), before the rounding of the
-  // bounds moved them down. The ranges between have other tails.
-  const std::size_t step = range_cost_step(first, static_cast<std::size_t>(offsets[segments]), segments, items, cost, ranges);
+  // bounds moved them down. The ranges between have other tails. A segment can span thousands of
+  // ranges (the heavy tail's largest): the records are read 16 a lane at once, both fields
+  // whatever the tail, rather than a tail and then its partial, one after the other.
   const std::size_t from = (begin - origin + std::size_t{cost} * s) / step;
+  constexpr unsigned kBatch = 16;
   Acc acc = Op::identity();
-#pragma unroll 16
-  for (std::size_t k = from + lane; k < r; k += 32)  // independent loads, 16 in flight
-    if (records[k].tail == s) acc = Op::combine(acc, records[k].tail_acc);
+  for (std::size_t k0 = from + lane; k0 < r; k0 += 32 * kBatch) {
+    std::size_t tail[kBatch];
+    Acc part[kBatch];
+#pragma unroll
+    for (unsigned u = 0; u < kBatch; ++u) {
+      const std::size_t k = k0 + 32 * u;
+      tail[u] = k < r ? records[k].tail : kNoSegment;
+      part[u] = k < r ? records[k].tail_acc : Op::identity();
+    }
+#pragma unroll
+    for (unsigned u = 0; u < kBatch; ++u)  // in the order of k, as the lane met them
+      if (tail[u] == s) acc = Op::combine(acc, part[u]);
+  }
   acc = group_reduce<Op, 32>(acc);
   if (lane == 0) store_segment<Op>(out, s, begin, Op::combine(acc, records[r].head_acc));
 }

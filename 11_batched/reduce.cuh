@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "06_warp_shuffle/reduce.cuh"  // ch06::block_reduce
 #include "07_two_pass/reduce.cuh"     // ch07::device_limits (whether a kernel may be launched early)
@@ -535,6 +536,7 @@ struct SegmentTuning {
   static constexpr bool kStreamingLoads = true;  // the elements read evict-first: each is read once,
                                                  // while the offsets are read again (the ends, then
                                                  // the writing pass) and should stay in L1 and L2
+                                                 // (the staged copies: in L2; they skip L1)
   static constexpr unsigned kWaves = 1;         // ranges for one wave of blocks (more waves: shorter
                                                 // ranges, which the GPU hands out as SMs free up)
   static constexpr unsigned kSegmentCost = 32;  // what a segment's end costs a warp, in elements: the
@@ -544,6 +546,13 @@ struct SegmentTuning {
   static constexpr bool kEarlyFinish = true;    // the finishing kernel launched before the first
                                                 // ends, waiting for it inside (sm_90+): its launch
                                                 // overlaps the first's last warps
+  static constexpr bool kEarlyProbe = true;     // the cost search's first probes loaded with offsets[0]
+                                                // and offsets[segments], one trip to memory before
+                                                // the others (false: once those have come)
+  static constexpr bool kStagedLoads = true;    // a window's elements copied into shared memory
+                                                // (cp.async), each copy 512 contiguous bytes a warp,
+                                                // then read from there by the lanes (StagedWindow);
+                                                // false: each lane loads its own 16 into registers
 };
 
 // What a warp leaves for whoever finishes its first and last segments.
@@ -598,19 +607,26 @@ struct CostBounds {
   std::size_t end[2];
   std::size_t end_before;
 };
+// The search's first step probes the same segments for both bounds and in every warp:
+// first_probe(segments) says which one this lane probes. With have_first_end, `first_end` is the
+// end the caller already loaded there, together with offsets[0] and offsets[segments]
+// (SegmentTuning::kEarlyProbe), so that the search makes one trip to memory fewer after those.
+__device__ inline std::size_t first_probe(std::size_t segments) {
+  return std::min<std::size_t>(std::size_t{threadIdx.x % 32} * ((segments + 30) / 31), segments);
+}
 __device__ inline CostBounds warp_cost_bounds(const std::int64_t* offsets, std::size_t segments, std::size_t first,
                                               std::size_t last, std::size_t origin, std::size_t cost, std::size_t t0,
-                                              std::size_t t1) {
+                                              std::size_t t1, bool have_first_end, std::size_t first_end) {
   const unsigned lane = threadIdx.x % 32;
   const std::size_t t[2] = {t0, t1};
   std::size_t a[2] = {0, 0};
   CostBounds b{{segments, segments}, {last, last}, first};  // answers in [a, b.j]; end_before: a[0] - 1's end
-  while (a[0] < b.j[0] || a[1] < b.j[1]) {
+  for (bool first_step = have_first_end; a[0] < b.j[0] || a[1] < b.j[1]; first_step = false) {
     std::size_t c[2], e[2];
 #pragma unroll
     for (int q = 0; q < 2; ++q) {  // both probes' loads issued before either is used
       c[q] = std::min(a[q] + lane * ((b.j[q] - a[q] + 30) / 31), b.j[q]);
-      e[q] = c[q] < segments ? static_cast<std::size_t>(offsets[c[q] + 1]) : last;
+      e[q] = c[q] >= segments ? last : first_step ? first_end : static_cast<std::size_t>(offsets[c[q] + 1]);
     }
 #pragma unroll
     for (int q = 0; q < 2; ++q) {
@@ -675,6 +691,41 @@ struct WindowMarks {
   typename Op::Acc before[32];           // lane l: the elements of lanes < l (and the carry) in its first segment
 };
 
+// A window's elements as cp.async copies them (SegmentTuning::kStagedLoads). The copies take
+// 16-byte vectors l, 32 + l, ... of the window in lane l, so that each copy instruction of the warp
+// reads 512 contiguous bytes: 4 lines of 128 bytes. A lane loading its own kVecs vectors makes each
+// load instruction of the warp touch 16 lines, and the L1 passes one line's data a cycle, on the
+// same pipe as the marks, the shuffles and the shared memory of the window's work. The walk wants
+// lane l's vectors l x kVecs to l x kVecs + kVecs - 1. Vector v lies at slot v ^ ((v >> 3) & (kVecs - 1)):
+// the 8 lanes of a quarter warp then hit 8 different 16-byte bank groups both when the copies
+// write their vectors (v's low 3 bits vary) and when the lanes read theirs (bits 3 and up vary).
+template <unsigned kVecs>
+struct StagedWindow {
+  static_assert(kVecs == 1 || kVecs == 2 || kVecs == 4 || kVecs == 8, "the swizzle below");
+  uint4 slot[32 * kVecs];
+  static __device__ unsigned of(unsigned v) { return v ^ ((v >> 3) & (kVecs - 1)); }
+};
+struct NoStagedWindow {};
+
+// cp.async of 16 bytes global -> shared, cached in L2 only (.cg), marked evict-first there when
+// kStreaming (each element is read once: SegmentTuning::kStreamingLoads), and the waits for it.
+__device__ __forceinline__ std::uint64_t evict_first_policy() {
+  std::uint64_t policy;
+  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+  return policy;
+}
+template <bool kStreaming>
+__device__ __forceinline__ void copy16_async(void* shared, const void* global, std::uint64_t policy) {
+  const auto to = static_cast<unsigned>(__cvta_generic_to_shared(shared));
+  if constexpr (kStreaming)
+    asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;" ::"r"(to), "l"(global), "l"(policy)
+                 : "memory");
+  else
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(to), "l"(global) : "memory");
+}
+__device__ __forceinline__ void copies_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+__device__ __forceinline__ void copies_wait_all() { asm volatile("cp.async.wait_group 0;" ::: "memory"); }
+
 // The cost of a range (warp_cost_bounds): the elements from offsets[0] rounded down to a lane's
 // share `items`, plus `cost` for every segment's end, shared out among `ranges` warps.
 __host__ __device__ inline std::size_t range_cost_step(std::size_t first, std::size_t last, std::size_t segments,
@@ -701,10 +752,17 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
 #if __CUDA_ARCH__ >= 900
   if constexpr (Policy::kEarlyFinish) cudaTriggerProgrammaticLaunchCompletion();
 #endif
+  static_assert(!(Policy::kStagedLoads && Policy::kDoubleBuffer), "staged loads keep one array");
+  using Staged = std::conditional_t<Policy::kStagedLoads, StagedWindow<kVecs>, NoStagedWindow>;
   __shared__ WindowMarks<Op, kItems> shared_marks[kWarpsPerBlock];
+  __shared__ Staged shared_staged[Policy::kStagedLoads ? kWarpsPerBlock : 1];
   const unsigned lane = threadIdx.x % 32;
   WindowMarks<Op, kItems>& marks = shared_marks[threadIdx.x / 32];
+  Staged& staged = shared_staged[Policy::kStagedLoads ? threadIdx.x / 32 : 0];
   const std::size_t range = std::size_t{blockIdx.x} * kWarpsPerBlock + threadIdx.x / 32;  // this warp's
+  const std::size_t probe = first_probe(segments);  // the cost search's first probe, loaded at once
+  const std::size_t first_end =
+      Policy::kEarlyProbe && probe < segments ? static_cast<std::size_t>(offsets[probe + 1]) : 0;
   const std::size_t first = static_cast<std::size_t>(offsets[0]), last = static_cast<std::size_t>(offsets[segments]);
   if (first == last) {
     for (std::size_t s = std::size_t{blockIdx.x} * kBlock + threadIdx.x; s < segments; s += std::size_t{gridDim.x} * kBlock)
@@ -713,7 +771,8 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
   }
   const std::size_t origin = first / kItems * kItems, cost = Policy::kSegmentCost;
   const std::size_t step = range_cost_step(first, last, segments, kItems, cost, std::size_t{gridDim.x} * kWarpsPerBlock);
-  const CostBounds bounds = warp_cost_bounds(offsets, segments, first, last, origin, cost, range * step, (range + 1) * step);
+  const CostBounds bounds = warp_cost_bounds(offsets, segments, first, last, origin, cost, range * step, (range + 1) * step,
+                                             Policy::kEarlyProbe, first_end);
   // The range's elements [lo, hi): the bounds rounded down to a whole window from the origin (so
   // that the ranges share no window, and every lane's loads are aligned), but for the last
   // element's end.
@@ -743,8 +802,47 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
         if (g + j >= first && g + j < w1) x[j] = in[g + j];
     }
   };
+  // Staged loads: a whole window inside the range's elements (every window but, at most, the
+  // range's first and last) is copied into `staged`, the others loaded as above when used.
+  const auto staged_window = [&](std::size_t w0) { return kAligned && w0 >= first && w0 + kWindow <= hi; };
+  [[maybe_unused]] const std::uint64_t policy =
+      Policy::kStagedLoads && Policy::kStreamingLoads ? evict_first_policy() : 0;
+  const auto stage = [&](std::size_t w0) {
+    if constexpr (Policy::kStagedLoads) {
+      if (!staged_window(w0)) return;
+      const uint4* from = reinterpret_cast<const uint4*>(in + w0);
+#pragma unroll
+      for (unsigned u = 0; u < kVecs; ++u)
+        copy16_async<Policy::kStreamingLoads>(&staged.slot[Staged::of(u * 32 + lane)], from + u * 32 + lane, policy);
+      copies_commit();
+    }
+  };
+  // x := the window at w0, from `staged` once its copies have landed; every lane has read it
+  // before the next window's copies are issued.
+  const auto fetch = [&](std::size_t w0, T(&x)[kItems]) {
+    if constexpr (Policy::kStagedLoads) {
+      if (!staged_window(w0)) {
+        load(w0, x);
+        return;
+      }
+      copies_wait_all();
+      __syncwarp();
+#pragma unroll
+      for (unsigned u = 0; u < kVecs; ++u) {
+        const uint4 w = staged.slot[Staged::of(lane * kVecs + u)];
+        V v;
+        memcpy(&v, &w, sizeof v);
+#pragma unroll
+        for (unsigned j = 0; j < V::kCount; ++j) x[u * V::kCount + j] = v.e[j];
+      }
+      __syncwarp();
+    }
+  };
   T xa[kItems] = {}, xb[Policy::kDoubleBuffer ? kItems : 1] = {};
-  load(lo, xa);  // in flight while the warp looks for its first segment
+  if constexpr (Policy::kStagedLoads)
+    stage(lo);  // in flight while the warp looks for its first segment
+  else
+    load(lo, xa);
 
   // The segments' ends, 32 at a time: lane i holds the end of segment base + i in the current
   // batch (a or b, b_current says which) and of base + 32 + i in the other (loaded a batch ahead
@@ -778,6 +876,10 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
   const auto window = [&](std::size_t w0, T(&x)[kItems], T(&next)[kItems]) {
     const std::size_t w1 = std::min(hi, w0 + kWindow);
     if (Policy::kDoubleBuffer && w1 < hi) load(w1, next);
+    if constexpr (Policy::kStagedLoads) {  // this window from shared memory; the next one's copies fly
+      fetch(w0, x);
+      if (w1 < hi) stage(w1);
+    }
     // 1. Mark the ends the window owns: those at or before w1 not marked yet. The ends are sorted,
     // so the lanes whose ends are in form a run from the cursor on.
     const std::size_t closes_from = cursor;
@@ -831,7 +933,7 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
         each_element(std::false_type{}, add);
       else
         each_element(std::true_type{}, add);
-      if (!Policy::kDoubleBuffer && w1 < hi) load(w1, next);
+      if (!Policy::kDoubleBuffer && !Policy::kStagedLoads && w1 < hi) load(w1, next);
       own_open = true;
       return;
     }
@@ -857,7 +959,8 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
       each_element(std::false_type{}, add_and_close);
     else
       each_element(std::true_type{}, add_and_close);
-    if (!Policy::kDoubleBuffer && w1 < hi) load(w1, next);  // x is free: the loads fly during the rest
+    if (!Policy::kDoubleBuffer && !Policy::kStagedLoads && w1 < hi)
+      load(w1, next);  // x is free: the loads fly during the rest
     // 3. A segmented scan over the lanes: a lane's open partial, combined with those of the lanes
     // before it back to the last lane that closed a segment. A lane's `before` is what the lanes
     // before it hold of the segment it closes first; before the window's first closing lane, the

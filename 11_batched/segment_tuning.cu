@@ -1,6 +1,7 @@
 // 11_batched_segment_tuning: the balanced segments kernel's choices (ch11::SegmentTuning), each
-// changed alone (with the register cap, blocks an SM, that the change needs), timed side by side
-// in one process on the benchmark's four segment shapes.
+// changed alone (with the register cap, blocks an SM, that the change needs; a second array or 32
+// elements a lane only with the loads into registers, which says so), timed side by side in one
+// process on the benchmark's four segment shapes.
 //
 // The shapes are the benchmark's (f32 sum, 2^26 / mean segments of mean length 32 and 1024,
 // lengths uniform or heavy-tailed). Every variant runs through the lesson's own plan and launch
@@ -39,7 +40,8 @@ using Acc = Op::Acc;
 // The lesson's policy with one choice changed.
 template <unsigned kItemsV, bool kDoubleBufferV, unsigned kMinBlocksV, bool kStreamingLoadsV = true,
           unsigned kWavesV = ch11::SegmentTuning::kWaves, bool kEarlyFinishV = ch11::SegmentTuning::kEarlyFinish,
-          unsigned kSegmentCostV = ch11::SegmentTuning::kSegmentCost>
+          unsigned kSegmentCostV = ch11::SegmentTuning::kSegmentCost, bool kStagedLoadsV = ch11::SegmentTuning::kStagedLoads,
+          bool kEarlyProbeV = ch11::SegmentTuning::kEarlyProbe>
 struct Changed {
   static constexpr unsigned kItems = kItemsV;
   static constexpr bool kDoubleBuffer = kDoubleBufferV;
@@ -48,6 +50,8 @@ struct Changed {
   static constexpr unsigned kWaves = kWavesV;
   static constexpr bool kEarlyFinish = kEarlyFinishV;
   static constexpr unsigned kSegmentCost = kSegmentCostV;
+  static constexpr bool kStagedLoads = kStagedLoadsV;
+  static constexpr bool kEarlyProbe = kEarlyProbeV;
 };
 using Lesson = ch11::SegmentTuning;
 
@@ -83,21 +87,31 @@ Variant variant(const std::string& name) {
 
 int run() {
   const red::DeviceInfo dev = red::query_device();
+  // Changed<items, two arrays, blocks an SM, evict-first, waves, early finish, end's cost, staged
+  // copies, early probe>
   const std::vector<Variant> variants = {
-      variant<Lesson>("lesson: 16 a lane, one array, 4 blocks an SM, evict-first loads, one wave, the finish launched early, an end costs 32 elements"),
-      variant<Changed<16, true, 3>>("16 a lane, two arrays (3 blocks an SM)"),
-      variant<Changed<32, false, 3>>("32 a lane, one array (3 blocks an SM)"),
-      variant<Changed<8, false, 4>>("8 a lane, one array, 4 blocks an SM"),
-      variant<Changed<16, false, 4, false>>("plain loads (no evict-first hint), otherwise the lesson"),
+      variant<Lesson>("lesson: 16 a lane, copied into shared memory 512 bytes an instruction, 4 blocks an SM, "
+                      "evict-first, one wave, the finish launched early, an end costs 32 elements, the "
+                      "search's first probes loaded at once"),
+      variant<Changed<16, false, 4, true, 1, true, 32, false>>("each lane loads its own 16 into registers"),
+      variant<Changed<16, false, 4, true, 1, true, 32, false, false>>(
+          "into registers, the search's first probes loaded once offsets[0] and offsets[segments] have come"),
+      variant<Changed<16, true, 3, true, 1, true, 32, false>>("into registers, two arrays (3 blocks an SM)"),
+      variant<Changed<32, false, 3, true, 1, true, 32, false>>("into registers, 32 a lane (3 blocks an SM)"),
+      variant<Changed<8, false, 4>>("8 a lane"),
+      variant<Changed<16, false, 4, false>>("no evict-first hint"),
+      variant<Changed<16, false, 4, true, 1, true, 32, true, false>>(
+          "the search's first probes loaded once offsets[0] and offsets[segments] have come"),
       variant<Changed<16, false, 4, true, 1, false>>("the finishing kernel launched once the first has ended"),
       variant<Changed<16, false, 4, true, 2>>("ranges for two waves of blocks"),
       variant<Changed<16, false, 4, true, 4>>("ranges for four waves of blocks"),
       variant<Changed<16, false, 4, true, 1, true, 0>>("ranges of equal elements (an end costs nothing)"),
-      variant<Changed<16, false, 4, true, 1, true, 4>>("an end costs 4 elements"),
       variant<Changed<16, false, 4, true, 1, true, 8>>("an end costs 8 elements"),
       variant<Changed<16, false, 4, true, 1, true, 16>>("an end costs 16 elements"),
+      variant<Changed<16, false, 4, true, 1, true, 24>>("an end costs 24 elements"),
       variant<Changed<16, false, 4, true, 1, true, 64>>("an end costs 64 elements"),
   };
+
   const Shape shapes[] = {{"uniform", 32, ch11::SegmentDist::uniform},
                           {"heavy", 32, ch11::SegmentDist::heavy},
                           {"uniform", 1024, ch11::SegmentDist::uniform},

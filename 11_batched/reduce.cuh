@@ -598,66 +598,58 @@ __device__ inline std::size_t warp_segment_after(const std::int64_t* offsets, st
 // ends (cost c each, the end of segment s coming right after its last element), range w takes the
 // costs [w x step, (w + 1) x step). A range's bound at cost t is (i, j): j the first segment whose
 // end's cost is past t, and i = t - c x j elements from the origin, but no further than segment
-// j's end (the cost t then falls on that end). The warp finds the bounds at t0 and t1 at once,
-// 32 probes of each a step, narrowing 31-fold (as warp_segment_after); every lane gets j0 and j1,
-// the ends of those segments (`last` for j = segments) and the end of segment j0 - 1 (`first`
-// for j0 = 0), all from the probes' own loads.
+// j's end (the cost t then falls on that end). The warp finds N bounds at once, 32 probes of each
+// a step, narrowing 31-fold (as warp_segment_after); every lane gets each bound's j and the end of
+// that segment (`last` for j = segments), from the probes' own loads.
+template <unsigned N>
 struct CostBounds {
-  std::size_t j[2];
-  std::size_t end[2];
-  std::size_t end_before;
+  std::size_t j[N];
+  std::size_t end[N];
 };
-// The search's first step probes the same segments for both bounds and in every warp:
+// The search's first step probes the same segments for every bound and in every warp:
 // first_probe(segments) says which one this lane probes. With have_first_end, `first_end` is the
 // end the caller already loaded there, together with offsets[0] and offsets[segments]
 // (SegmentTuning::kEarlyProbe), so that the search makes one trip to memory fewer after those.
 __device__ inline std::size_t first_probe(std::size_t segments) {
   return std::min<std::size_t>(std::size_t{threadIdx.x % 32} * ((segments + 30) / 31), segments);
 }
-__device__ inline CostBounds warp_cost_bounds(const std::int64_t* offsets, std::size_t segments, std::size_t first,
-                                              std::size_t last, std::size_t origin, std::size_t cost, std::size_t t0,
-                                              std::size_t t1, bool have_first_end, std::size_t first_end) {
+template <unsigned N>
+__device__ __forceinline__ CostBounds<N> warp_cost_bounds(const std::int64_t* offsets, std::size_t segments, std::size_t last,
+                                          std::size_t origin, std::size_t cost, const std::size_t (&t)[N],
+                                          bool have_first_end, std::size_t first_end) {
   const unsigned lane = threadIdx.x % 32;
-  const std::size_t t[2] = {t0, t1};
-  std::size_t a[2] = {0, 0};
-  CostBounds b{{segments, segments}, {last, last}, first};  // answers in [a, b.j]; end_before: a[0] - 1's end
-  for (bool first_step = have_first_end; a[0] < b.j[0] || a[1] < b.j[1]; first_step = false) {
-    std::size_t c[2], e[2];
+  std::size_t a[N];
+  CostBounds<N> b;  // each answer in [a, b.j]
 #pragma unroll
-    for (int q = 0; q < 2; ++q) {  // both probes' loads issued before either is used
+  for (unsigned q = 0; q < N; ++q) {
+    a[q] = 0;
+    b.j[q] = segments;
+    b.end[q] = last;
+  }
+  for (bool first_step = have_first_end;; first_step = false) {
+    bool searching = false;
+#pragma unroll
+    for (unsigned q = 0; q < N; ++q) searching |= a[q] < b.j[q];
+    if (!searching) break;
+    std::size_t c[N], e[N];
+#pragma unroll
+    for (unsigned q = 0; q < N; ++q) {  // every probe's load issued before any is used
       c[q] = std::min(a[q] + lane * ((b.j[q] - a[q] + 30) / 31), b.j[q]);
       e[q] = c[q] >= segments ? last : first_step ? first_end : static_cast<std::size_t>(offsets[c[q] + 1]);
     }
 #pragma unroll
-    for (int q = 0; q < 2; ++q) {
+    for (unsigned q = 0; q < N; ++q) {
       if (a[q] == b.j[q]) continue;  // found (the same for the whole warp)
       const bool past = c[q] >= segments || e[q] - origin + cost * (c[q] + 1) > t[q];
       const unsigned k = __ffs(__ballot_sync(0xffffffffu, past)) - 1;  // lane 31 probes b.j: always past
       const std::size_t ck = __shfl_sync(0xffffffffu, c[q], k), ek = __shfl_sync(0xffffffffu, e[q], k);
       const std::size_t before = __shfl_sync(0xffffffffu, c[q], k == 0 ? 0 : k - 1);
-      if (q == 0) {
-        const std::size_t end_before = __shfl_sync(0xffffffffu, e[q], k == 0 ? 0 : k - 1);
-        if (k > 0) b.end_before = end_before;
-      }
       a[q] = k == 0 ? ck : before + 1;
       b.j[q] = ck;
       b.end[q] = ek;
     }
   }
   return b;
-}
-
-// The same, knowing that the answer is near segment j: the warp probes the 64 segments up to j
-// first (two loads a lane, at once), and searches only where those do not hold the answer.
-__device__ inline std::size_t warp_segment_near(const std::int64_t* offsets, std::size_t segments, std::size_t j,
-                                                std::size_t p) {
-  const std::size_t base = j >= 63 ? j - 63 : 0, c = base + threadIdx.x % 32;
-  const std::size_t e0 = c < segments ? static_cast<std::size_t>(offsets[c + 1]) : ~std::size_t{0};
-  const std::size_t e1 = c + 32 < segments ? static_cast<std::size_t>(offsets[c + 33]) : ~std::size_t{0};
-  const unsigned past0 = __ballot_sync(0xffffffffu, e0 > p), past1 = __ballot_sync(0xffffffffu, e1 > p);
-  if ((past0 | past1) == 0) return warp_segment_after(offsets, segments, base + 64, p);  // all 64 end at or before p
-  if ((past0 & 1u) && base > 0) return warp_segment_after(offsets, segments, 0, p);  // base ends past p: search below
-  return past0 ? base + __ffs(past0) - 1 : base + 32 + __ffs(past1) - 1;
 }
 
 // A window's partials of the segments its lanes close, by position: lane l's j-th element at
@@ -753,12 +745,15 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
   if constexpr (Policy::kEarlyFinish) cudaTriggerProgrammaticLaunchCompletion();
 #endif
   static_assert(!(Policy::kStagedLoads && Policy::kDoubleBuffer), "staged loads keep one array");
-  using Staged = std::conditional_t<Policy::kStagedLoads, StagedWindow<kVecs>, NoStagedWindow>;
+  // Copies into shared memory need an input on a 16-byte boundary: an unaligned one keeps the
+  // lanes' loads into registers, one window ahead.
+  constexpr bool kStaged = Policy::kStagedLoads && kAligned;
+  using Staged = std::conditional_t<kStaged, StagedWindow<kVecs>, NoStagedWindow>;
   __shared__ WindowMarks<Op, kItems> shared_marks[kWarpsPerBlock];
-  __shared__ Staged shared_staged[Policy::kStagedLoads ? kWarpsPerBlock : 1];
+  __shared__ Staged shared_staged[kStaged ? kWarpsPerBlock : 1];
   const unsigned lane = threadIdx.x % 32;
   WindowMarks<Op, kItems>& marks = shared_marks[threadIdx.x / 32];
-  Staged& staged = shared_staged[Policy::kStagedLoads ? threadIdx.x / 32 : 0];
+  Staged& staged = shared_staged[kStaged ? threadIdx.x / 32 : 0];
   const std::size_t range = std::size_t{blockIdx.x} * kWarpsPerBlock + threadIdx.x / 32;  // this warp's
   const std::size_t probe = first_probe(segments);  // the cost search's first probe, loaded at once
   const std::size_t first_end =
@@ -771,8 +766,8 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
   }
   const std::size_t origin = first / kItems * kItems, cost = Policy::kSegmentCost;
   const std::size_t step = range_cost_step(first, last, segments, kItems, cost, std::size_t{gridDim.x} * kWarpsPerBlock);
-  const CostBounds bounds = warp_cost_bounds(offsets, segments, first, last, origin, cost, range * step, (range + 1) * step,
-                                             Policy::kEarlyProbe, first_end);
+  const std::size_t t[2] = {range * step, (range + 1) * step};
+  const CostBounds<2> bounds = warp_cost_bounds(offsets, segments, last, origin, cost, t, Policy::kEarlyProbe, first_end);
   // The range's elements [lo, hi): the bounds rounded down to a whole window from the origin (so
   // that the ranges share no window, and every lane's loads are aligned), but for the last
   // element's end.
@@ -804,11 +799,11 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
   };
   // Staged loads: a whole window inside the range's elements (every window but, at most, the
   // range's first and last) is copied into `staged`, the others loaded as above when used.
-  const auto staged_window = [&](std::size_t w0) { return kAligned && w0 >= first && w0 + kWindow <= hi; };
+  const auto staged_window = [&](std::size_t w0) { return w0 >= first && w0 + kWindow <= hi; };
   [[maybe_unused]] const std::uint64_t policy =
-      Policy::kStagedLoads && Policy::kStreamingLoads ? evict_first_policy() : 0;
+      kStaged && Policy::kStreamingLoads ? evict_first_policy() : 0;
   const auto stage = [&](std::size_t w0) {
-    if constexpr (Policy::kStagedLoads) {
+    if constexpr (kStaged) {
       if (!staged_window(w0)) return;
       const uint4* from = reinterpret_cast<const uint4*>(in + w0);
 #pragma unroll
@@ -820,7 +815,7 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
   // x := the window at w0, from `staged` once its copies have landed; every lane has read it
   // before the next window's copies are issued.
   const auto fetch = [&](std::size_t w0, T(&x)[kItems]) {
-    if constexpr (Policy::kStagedLoads) {
+    if constexpr (kStaged) {
       if (!staged_window(w0)) {
         load(w0, x);
         return;
@@ -839,7 +834,7 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
     }
   };
   T xa[kItems] = {}, xb[Policy::kDoubleBuffer ? kItems : 1] = {};
-  if constexpr (Policy::kStagedLoads)
+  if constexpr (kStaged)
     stage(lo);  // in flight while the warp looks for its first segment
   else
     load(lo, xa);
@@ -851,19 +846,32 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
   const auto load_end = [&](std::size_t s) {
     return s < segments ? static_cast<std::size_t>(offsets[s + 1]) : ~std::size_t{0};
   };
-  // The first segment whose end is past lo: j0 if the segments before it end at or before lo (they
-  // end at or before its bound, and lo is less than a window before that), else one of those
-  // just before it, or one just after if j0 ends on lo. The range that begins at the first
-  // element also owns the ends there (empty segments at the very start), which no window's
-  // (w0, w1] holds.
+  // The cursor starts at the first segment whose end is past lo. The range that begins at the
+  // first element also owns the ends there (empty segments at the very start), which no window's
+  // (w0, w1] holds: from segment 0. Elsewhere it is j0, the bound's segment, or one of the segments
+  // ending between lo and the bound (less than a window), just before j0: the two batches from
+  // j0 - 32 on hold it, and their loads are the ones the windows need anyway. Where they do not
+  // (many empty segments ending at lo, or j0 itself ending on lo), a search finds it.
   const std::size_t j0 = bounds.j[0];
-  std::size_t cursor = lo == first ? 0
-                             : bounds.end_before <= lo
-                                 ? (bounds.end[0] > lo ? j0 : warp_segment_after(offsets, segments, j0 + 1, lo))
-                                 : (j0 == 0 ? 0 : warp_segment_near(offsets, segments, j0 - 1, lo));
-  std::size_t base = cursor;
+  std::size_t base = lo == first ? 0 : j0 >= 32 ? j0 - 32 : 0, cursor = 0;
   std::size_t end_a = load_end(base + lane), end_b = load_end(base + 32 + lane);
   bool b_current = false;  // whether batch b holds the segments from base on (then a holds base + 32 on)
+  if (lo != first) {
+    const unsigned past_a = __ballot_sync(kAll, end_a > lo), past_b = __ballot_sync(kAll, end_b > lo);
+    if (((past_a & 1u) && base > 0) || (past_a | past_b) == 0) {
+      cursor = warp_segment_after(offsets, segments, past_a ? 0 : base + 64, lo);
+      base = cursor;
+      end_a = load_end(base + lane);
+      end_b = load_end(base + 32 + lane);
+    } else {
+      cursor = past_a ? base + __ffs(past_a) - 1 : base + 32 + __ffs(past_b) - 1;
+      if (cursor - base >= 32) {  // batch a is used up: b is current, a loads the one after
+        end_a = load_end(base + 64 + lane);
+        base += 32;
+        b_current = true;
+      }
+    }
+  }
   if (lane * kItems % 32 == 0) marks.ends[lane * kItems / 32] = 0;
 
   Acc carry = Op::identity();  // the open segment's elements in the windows before, but for ...
@@ -876,7 +884,7 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
   const auto window = [&](std::size_t w0, T(&x)[kItems], T(&next)[kItems]) {
     const std::size_t w1 = std::min(hi, w0 + kWindow);
     if (Policy::kDoubleBuffer && w1 < hi) load(w1, next);
-    if constexpr (Policy::kStagedLoads) {  // this window from shared memory; the next one's copies fly
+    if constexpr (kStaged) {  // this window from shared memory; the next one's copies fly
       fetch(w0, x);
       if (w1 < hi) stage(w1);
     }
@@ -933,7 +941,7 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
         each_element(std::false_type{}, add);
       else
         each_element(std::true_type{}, add);
-      if (!Policy::kDoubleBuffer && !Policy::kStagedLoads && w1 < hi) load(w1, next);
+      if (!Policy::kDoubleBuffer && !kStaged && w1 < hi) load(w1, next);
       own_open = true;
       return;
     }
@@ -959,7 +967,7 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
       each_element(std::false_type{}, add_and_close);
     else
       each_element(std::true_type{}, add_and_close);
-    if (!Policy::kDoubleBuffer && !Policy::kStagedLoads && w1 < hi)
+    if (!Policy::kDoubleBuffer && !kStaged && w1 < hi)
       load(w1, next);  // x is free: the loads fly during the rest
     // 3. A segmented scan over the lanes: a lane's open partial, combined with those of the lanes
     // before it back to the last lane that closed a segment. A lane's `before` is what the lanes

@@ -117,8 +117,16 @@ fi
 # and 16-byte loads (8 rows a trip for 4-byte elements and accumulators, else 4, and 8 for fewer
 # than 128 rows), and naive columns; segments
 # balanced over one and hundreds of warps, and the naive mapping), each run checking every result.
-# Its job lines carry the program's arguments after "args".
+# Its job lines carry the program's arguments after "args". The program's input always starts on a
+# 16-byte boundary; the mappings' other loads (the balanced kernel's into registers, element by
+# element at the edges) run through the test binary's case of inputs off one.
 batched="$BUILD_DIR/11_batched/11_batched"
+batched_test="$BUILD_DIR/11_batched/11_batched_test"
+if [[ -x "$batched_test" && ( -z "${SANITIZE_ONLY:-}" || " $SANITIZE_ONLY " == *" 11_"* ) ]]; then
+  for tool in memcheck racecheck synccheck initcheck; do
+    echo "$tool $batched_test test-case *off?a?16-byte?boundary* 0" >>"$jobs_file"
+  done
+fi
 if [[ -x "$batched" && ( -z "${SANITIZE_ONLY:-}" || " $SANITIZE_ONLY " == *" 11_"* ) ]]; then
   for shape in "--rows 1025 --cols 8" "--rows 33 --cols 33" "--rows 3 --cols 70000" "--rows 77 --cols 13 --stride 18" \
     "--rows 33 --cols 1000 --strategy block_per_row" "--rows 1025 --cols 33 --axis 0" \

@@ -614,9 +614,10 @@ __device__ inline std::size_t first_probe(std::size_t segments) {
   return std::min<std::size_t>(std::size_t{threadIdx.x % 32} * ((segments + 30) / 31), segments);
 }
 template <unsigned N>
-__device__ __forceinline__ CostBounds<N> warp_cost_bounds(const std::int64_t* offsets, std::size_t segments, std::size_t last,
-                                          std::size_t origin, std::size_t cost, const std::size_t (&t)[N],
-                                          bool have_first_end, std::size_t first_end) {
+__device__ __forceinline__ CostBounds<N> warp_cost_bounds(const std::int64_t* offsets, std::size_t segments,
+                                                          std::size_t last, std::size_t origin, std::size_t cost,
+                                                          const std::size_t (&t)[N], bool have_first_end,
+                                                          std::size_t first_end) {
   const unsigned lane = threadIdx.x % 32;
   std::size_t a[N];
   CostBounds<N> b;  // each answer in [a, b.j]
@@ -797,8 +798,9 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
         if (g + j >= first && g + j < w1) x[j] = in[g + j];
     }
   };
-  // Staged loads: a whole window inside the range's elements (every window but, at most, the
-  // range's first and last) is copied into `staged`, the others loaded as above when used.
+  // Staged loads: a whole window inside the range's elements (every window but those holding the
+  // first element and the last, where those are not on a window's bound) is copied into `staged`,
+  // the others loaded as above when used.
   const auto staged_window = [&](std::size_t w0) { return w0 >= first && w0 + kWindow <= hi; };
   [[maybe_unused]] const std::uint64_t policy =
       kStaged && Policy::kStreamingLoads ? evict_first_policy() : 0;
@@ -851,7 +853,8 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
   // (w0, w1] holds: from segment 0. Elsewhere it is j0, the bound's segment, or one of the segments
   // ending between lo and the bound (less than a window), just before j0: the two batches from
   // j0 - 32 on hold it, and their loads are the ones the windows need anyway. Where they do not
-  // (many empty segments ending at lo, or j0 itself ending on lo), a search finds it.
+  // (more than 32 segments ending between lo and the bound, or more than 31 after j0 ending on lo:
+  // runs of empty segments), a search finds it.
   const std::size_t j0 = bounds.j[0];
   std::size_t base = lo == first ? 0 : j0 >= 32 ? j0 - 32 : 0, cursor = 0;
   std::size_t end_a = load_end(base + lane), end_b = load_end(base + 32 + lane);

@@ -553,7 +553,39 @@ struct SegmentTuning {
                                                 // (cp.async), each copy 512 contiguous bytes a warp,
                                                 // then read from there by the lanes (StagedWindow);
                                                 // false: each lane loads its own 16 into registers
+  static constexpr bool kTimeline = false;      // the timer read at points of each warp's range
+                                                // (SegmentTimeline): for 11_batched_segment_timeline only
 };
+
+// Where the balanced kernels' time goes, for 11_batched_segment_timeline (segment_timeline.cu): with
+// Policy::kTimeline, lane 0 of each warp writes the GPU's global timer (ns) at five points of its
+// range into segment_timeline[range] (a device array the experiment sets; none: nothing is
+// written), and the finishing warp of range r two more. The lesson's policy compiles every stamp out.
+struct SegmentTimeline {
+  enum Point : unsigned {
+    entry,                // the warp has begun
+    bounds,               // the cost search has found the range's bounds
+    first_segment,        // the first segment's end is among the batches: the walk can begin
+    first_window,         // the range's first window is done
+    last_window,          // all of its windows are done
+    finish_visible,       // the finishing warp of this range sees every range's record
+    finish_done,          // ... and has written its segment (when the range had a head)
+  };
+  unsigned long long at[7];
+  unsigned sm;       // the SM the warp ran on
+  unsigned windows;  // the range's windows
+  unsigned long long ends;  // the segment ends it marked
+};
+static __device__ SegmentTimeline* segment_timeline = nullptr;
+template <bool kTimeline>
+__device__ __forceinline__ void mark_time(std::size_t range, SegmentTimeline::Point point) {
+  if constexpr (kTimeline) {
+    if (threadIdx.x % 32 != 0 || segment_timeline == nullptr) return;
+    unsigned long long now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    segment_timeline[range].at[point] = now;
+  }
+}
 
 // What a warp leaves for whoever finishes its first and last segments.
 template <class Acc>
@@ -756,6 +788,7 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
   WindowMarks<Op, kItems>& marks = shared_marks[threadIdx.x / 32];
   Staged& staged = shared_staged[kStaged ? threadIdx.x / 32 : 0];
   const std::size_t range = std::size_t{blockIdx.x} * kWarpsPerBlock + threadIdx.x / 32;  // this warp's
+  mark_time<Policy::kTimeline>(range, SegmentTimeline::entry);
   const std::size_t probe = first_probe(segments);  // the cost search's first probe, loaded at once
   const std::size_t first_end =
       Policy::kEarlyProbe && probe < segments ? static_cast<std::size_t>(offsets[probe + 1]) : 0;
@@ -769,6 +802,7 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
   const std::size_t step = range_cost_step(first, last, segments, kItems, cost, std::size_t{gridDim.x} * kWarpsPerBlock);
   const std::size_t t[2] = {range * step, (range + 1) * step};
   const CostBounds<2> bounds = warp_cost_bounds(offsets, segments, last, origin, cost, t, Policy::kEarlyProbe, first_end);
+  mark_time<Policy::kTimeline>(range, SegmentTimeline::bounds);
   // The range's elements [lo, hi): the bounds rounded down to a whole window from the origin (so
   // that the ranges share no window, and every lane's loads are aligned), but for the last
   // element's end.
@@ -876,6 +910,8 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
     }
   }
   if (lane * kItems % 32 == 0) marks.ends[lane * kItems / 32] = 0;
+  [[maybe_unused]] const std::size_t first_cursor = cursor;
+  mark_time<Policy::kTimeline>(range, SegmentTimeline::first_segment);
 
   Acc carry = Op::identity();  // the open segment's elements in the windows before, but for ...
   Acc own = Op::identity();    // ... this lane's elements in the windows since with no end
@@ -1031,12 +1067,24 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
   if constexpr (Policy::kDoubleBuffer) {
     for (std::size_t w0 = lo;;) {  // two windows a trip, so that the two arrays swap roles without copies
       window(w0, xa, xb);
+      if (w0 == lo) mark_time<Policy::kTimeline>(range, SegmentTimeline::first_window);
       if ((w0 += kWindow) >= hi) break;
       window(w0, xb, xa);
       if ((w0 += kWindow) >= hi) break;
     }
   } else {
-    for (std::size_t w0 = lo; w0 < hi; w0 += kWindow) window(w0, xa, xa);
+    for (std::size_t w0 = lo; w0 < hi; w0 += kWindow) {
+      window(w0, xa, xa);
+      if (w0 == lo) mark_time<Policy::kTimeline>(range, SegmentTimeline::first_window);
+    }
+  }
+  mark_time<Policy::kTimeline>(range, SegmentTimeline::last_window);
+  if constexpr (Policy::kTimeline) {
+    if (lane == 0 && segment_timeline != nullptr) {
+      asm volatile("mov.u32 %0, %%smid;" : "=r"(segment_timeline[range].sm));
+      segment_timeline[range].windows = static_cast<unsigned>((hi - lo + kWindow - 1) / kWindow);
+      segment_timeline[range].ends = cursor - first_cursor;
+    }
   }
   // The record: whether there was a head (the lane that closed it knows), and the tail, the
   // segment open after the range's last element if some of its elements are in the range (the
@@ -1055,7 +1103,7 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
 // The segments that began in an earlier warp's range: a warp per range that closed one (its head)
 // combines the tails of the ranges from the one where the segment began, in order, then the head.
 // `items`: a lane's elements in a window (the ranges' origin is offsets[0] rounded down to it).
-template <class Op>
+template <class Op, bool kTimeline = false>
 __global__ void __launch_bounds__(kBlock)
     segments_balanced_finish(const std::int64_t* offsets, std::size_t segments, unsigned items, unsigned cost,
                              std::size_t ranges, const Pieces<typename Op::Acc>* records, void* out) {
@@ -1069,6 +1117,7 @@ __global__ void __launch_bounds__(kBlock)
   cudaGridDependencySynchronize();  // launched early: the records are complete and visible
 #endif
   if (r >= ranges || first == last) return;  // whole warps leave together
+  mark_time<kTimeline>(r, SegmentTimeline::finish_visible);
   const std::size_t s = records[r].head, begin = records[r].head_begin;
   if (s == kNoSegment) return;
   const unsigned lane = threadIdx.x % 32;
@@ -1095,6 +1144,7 @@ __global__ void __launch_bounds__(kBlock)
   }
   acc = group_reduce<Op, 32>(acc);
   if (lane == 0) store_segment<Op>(out, s, begin, Op::combine(acc, records[r].head_acc));
+  mark_time<kTimeline>(r, SegmentTimeline::finish_done);
 }
 
 // ---- the launcher ------------------------------------------------------------------------------------
@@ -1196,7 +1246,7 @@ void launch_balanced(const BatchedCall& c, const Plan& p) {
   config.stream = c.stream;
   config.attrs = &early;
   config.numAttrs = Policy::kEarlyFinish && ch07::device_limits<segments_balanced<Op, T, true, Policy>>().programmatic ? 1 : 0;
-  CUDA_CHECK(cudaLaunchKernelEx(&config, segments_balanced_finish<Op>, s.offsets, s.segments, Policy::kItems,
+  CUDA_CHECK(cudaLaunchKernelEx(&config, segments_balanced_finish<Op, Policy::kTimeline>, s.offsets, s.segments, Policy::kItems,
                                 Policy::kSegmentCost, std::size_t{p.split} * kWarpsPerBlock, static_cast<const Pieces<typename Op::Acc>*>(records),
                                 c.output));
 }

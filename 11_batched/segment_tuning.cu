@@ -52,6 +52,7 @@ struct Changed {
   static constexpr unsigned kSegmentCost = kSegmentCostV;
   static constexpr bool kStagedLoads = kStagedLoadsV;
   static constexpr bool kEarlyProbe = kEarlyProbeV;
+  static constexpr bool kTimeline = false;
 };
 using Lesson = ch11::SegmentTuning;
 

@@ -1,0 +1,232 @@
+// 11_batched_segment_timeline: where the balanced segments kernel's time goes. The lesson's kernels
+// with the timer stamps of ch11::SegmentTimeline compiled in (Policy::kTimeline): lane 0 of every
+// warp reads the GPU's global timer when it begins, when the cost search has found its range, when
+// its first segment is found, after its first and its last window, and the finishing warp of each
+// range when it sees the records and when it has written its segment.
+//
+// The shapes are the benchmark's (f32 sum, 2^26 / mean segments of mean length 32 and 1024,
+// lengths uniform or heavy-tailed). Each shape is called cold (the L2 scrubbed first, as
+// common/timing.hpp times a call), 3 times unstamped, then kCalls times stamped; every figure is the
+// median over the stamped calls of that call's figure, in microseconds from the first warp's
+// start. The stamped calls' results must equal the unstamped ones bit for bit (the stamps change
+// nothing that the kernels compute). It prints one Markdown table, a column a shape;
+// results/h200/experiments/segment_timeline.md holds the H200's output.
+//
+//   11_batched_segment_timeline
+//
+// Exit codes: 0 done, 1 a stamped call's results differ from an unstamped one's, 2 bad arguments,
+// 3 no GPU, 4 a CUDA error.
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "11_batched/host_reference.hpp"
+#include "command_line.hpp"
+#include "device_info.hpp"
+#include "runner.hpp"
+#include "timing.hpp"
+
+namespace {
+
+using Op = red::Sum<float>;
+struct Stamped : ch11::SegmentTuning {
+  static constexpr bool kTimeline = true;
+};
+using Point = ch11::SegmentTimeline::Point;
+constexpr int kCalls = 5;
+
+struct Shape {
+  const char* name;
+  std::size_t mean;
+  ch11::SegmentDist dist;
+};
+
+// The q-quantile of v (nearest rank); v is reordered.
+double quantile(std::vector<double>& v, double q) {
+  if (v.empty()) return 0;
+  const auto k = static_cast<std::ptrdiff_t>(q * static_cast<double>(v.size() - 1) + 0.5);
+  std::nth_element(v.begin(), v.begin() + k, v.end());
+  return v[static_cast<std::size_t>(k)];
+}
+double median(std::vector<double> v) { return quantile(v, 0.5); }
+
+// One stamped call's figures, in the order of kRows.
+std::vector<double> figures(const std::vector<ch11::SegmentTimeline>& t, double call_us, double gbps) {
+  unsigned long long start = ~0ull;
+  for (const auto& r : t)
+    if (r.at[Point::entry]) start = std::min(start, r.at[Point::entry]);
+  const auto us = [&](unsigned long long ns) { return static_cast<double>(ns - start) / 1e3; };
+  std::vector<double> bounds, first_segment, first_window, last_window, per_window, visible, done;
+  struct Sm {
+    std::vector<std::size_t> blocks;  // the blocks that ran on it, lowest-numbered first
+  };
+  std::vector<Sm> sms(1024);
+  for (std::size_t r = 0; r < t.size(); ++r) {
+    const auto& x = t[r];
+    if (x.at[Point::finish_visible]) visible.push_back(us(x.at[Point::finish_visible]));
+    if (x.at[Point::finish_done]) done.push_back(us(x.at[Point::finish_done]));
+    if (!x.at[Point::last_window]) continue;  // an empty range
+    bounds.push_back(us(x.at[Point::bounds]));
+    first_segment.push_back(us(x.at[Point::first_segment]));
+    first_window.push_back(us(x.at[Point::first_window]));
+    last_window.push_back(us(x.at[Point::last_window]));
+    if (x.windows > 1)
+      per_window.push_back(static_cast<double>(x.at[Point::last_window] - x.at[Point::first_window]) / 1e3 / (x.windows - 1));
+    const std::size_t block = r / ch11::kWarpsPerBlock;
+    auto& blocks = sms[x.sm % sms.size()].blocks;
+    if (blocks.empty() || blocks.back() != block) blocks.push_back(block);
+  }
+  // A block's warps' mean end; an SM's mean over its warps; blocks by their rank on their SM.
+  std::vector<double> block_mean(t.size() / ch11::kWarpsPerBlock + 1, 0.0), block_warps(block_mean.size(), 0.0);
+  for (std::size_t r = 0; r < t.size(); ++r)
+    if (t[r].at[Point::last_window]) {
+      block_mean[r / ch11::kWarpsPerBlock] += us(t[r].at[Point::last_window]);
+      block_warps[r / ch11::kWarpsPerBlock] += 1;
+    }
+  std::vector<double> sm_mean, rank_sum(4, 0.0), rank_count(4, 0.0);
+  for (const Sm& sm : sms) {
+    if (sm.blocks.empty()) continue;
+    double sum = 0, warps = 0;
+    for (std::size_t i = 0; i < sm.blocks.size(); ++i) {
+      const std::size_t b = sm.blocks[i];
+      sum += block_mean[b];
+      warps += block_warps[b];
+      if (i < 4 && block_warps[b] > 0) {
+        rank_sum[i] += block_mean[b] / block_warps[b];
+        rank_count[i] += 1;
+      }
+    }
+    sm_mean.push_back(sum / warps);
+  }
+  std::vector<double> f = {call_us, gbps, quantile(bounds, 0.5), quantile(bounds, 1.0), quantile(first_segment, 0.5),
+                           quantile(first_window, 0.5), quantile(first_window, 1.0), quantile(per_window, 0.5),
+                           quantile(last_window, 0.0), quantile(last_window, 0.5), quantile(last_window, 1.0),
+                           quantile(sm_mean, 1.0)};
+  for (int i = 0; i < 4; ++i) f.push_back(rank_count[i] > 0 ? rank_sum[i] / rank_count[i] : 0);
+  f.push_back(quantile(visible, 0.5));
+  f.push_back(quantile(done, 1.0));
+  return f;
+}
+
+const char* const kRows[] = {
+    "the call, between events around it (us)",
+    "GB/s (the input read once plus the results written)",
+    "cost search done: median warp",
+    "cost search done: last warp",
+    "first segment found: median warp",
+    "first window done: median warp",
+    "first window done: last warp",
+    "a window (from the first's end to the last's, per window): median warp",
+    "last window done: first warp",
+    "last window done: median warp",
+    "last window done: last warp",
+    "last window done: the SM whose warps' mean is latest (the end if each SM shared out its work evenly)",
+    "last window done: mean of each SM's lowest-numbered block",
+    "last window done: mean of each SM's second block",
+    "last window done: mean of each SM's third block",
+    "last window done: mean of each SM's fourth block",
+    "finishing kernel: the records visible (median warp)",
+    "finishing kernel: the last segment written",
+};
+
+int run() {
+  const red::DeviceInfo dev = red::query_device();
+  const Shape shapes[] = {{"uniform", 32, ch11::SegmentDist::uniform},
+                          {"heavy", 32, ch11::SegmentDist::heavy},
+                          {"uniform", 1024, ch11::SegmentDist::uniform},
+                          {"heavy", 1024, ch11::SegmentDist::heavy}};
+  const std::size_t total = std::size_t{1} << 26;
+  const red::L2Scrubber scrubber(dev);
+  red::Stream stream;
+  red::Event before, after;
+  std::vector<std::vector<double>> columns;
+  bool same = true;
+  for (const Shape& shape : shapes) {
+    const std::vector<std::int64_t> offsets = ch11::make_offsets(total / shape.mean, shape.mean, shape.dist, 11);
+    const std::size_t segments = offsets.size() - 1, n = static_cast<std::size_t>(offsets.back());
+    const red::HostArray host = red::generate(red::DType::f32, n, red::Dist::normal, 12);
+    const red::DeviceInput in = red::upload(host);
+    red::DeviceBuffer offsets_device(offsets.size() * sizeof(std::int64_t)), out(segments * 4);
+    offsets_device.upload(offsets.data(), offsets.size() * sizeof(std::int64_t));
+    ch11::BatchedCall c;
+    c.input = in.data;
+    c.shape.layout = ch11::Layout::segments;
+    c.shape.n = n;
+    c.shape.segments = segments;
+    c.shape.offsets = static_cast<const std::int64_t*>(offsets_device.get());
+    c.output = out.get();
+    c.stream = stream.get();
+    ch11::Plan p;
+    p.vector = true;
+    ch11::plan_balanced<Op, float, Stamped>(p, c.shape);
+    red::DeviceBuffer scratch(p.scratch_bytes);
+    c.scratch = scratch.get();
+    c.scratch_bytes = scratch.bytes();
+    const std::size_t ranges = std::size_t{p.split} * ch11::kWarpsPerBlock;
+    red::DeviceBuffer stamps(ranges * sizeof(ch11::SegmentTimeline));
+    std::vector<ch11::SegmentTimeline> host_stamps(ranges);
+    std::vector<float> unstamped(segments), stamped(segments);
+    std::vector<std::vector<double>> calls;
+    for (int call = 0; call < 3 + kCalls; ++call) {
+      const bool stamp = call >= 3;
+      ch11::SegmentTimeline* where = stamp ? static_cast<ch11::SegmentTimeline*>(stamps.get()) : nullptr;
+      CUDA_CHECK(cudaMemcpyToSymbol(ch11::segment_timeline, &where, sizeof where));
+      CUDA_CHECK(cudaMemsetAsync(stamps.get(), 0, stamps.bytes(), stream.get()));
+      scrubber.scrub(stream.get());
+      CUDA_CHECK(cudaEventRecord(before.get(), stream.get()));
+      ch11::launch_balanced<Op, float, Stamped>(c, p);
+      CUDA_CHECK(cudaGetLastError());
+      CUDA_CHECK(cudaEventRecord(after.get(), stream.get()));
+      CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+      float ms = 0;
+      CUDA_CHECK(cudaEventElapsedTime(&ms, before.get(), after.get()));
+      std::vector<float>& results = stamp ? stamped : unstamped;
+      out.download(results.data(), results.size() * 4);
+      if (!stamp) continue;
+      if (std::memcmp(stamped.data(), unstamped.data(), segments * 4) != 0) {
+        std::fprintf(stderr, "%s mean %zu: a stamped call's results differ from an unstamped call's\n", shape.name, shape.mean);
+        same = false;
+      }
+      stamps.download(host_stamps.data(), stamps.bytes());
+      const double us = ms * 1e3;
+      calls.push_back(figures(host_stamps, us, (n * 4.0 + segments * 4.0) / us / 1e3));
+    }
+    std::vector<double> column;
+    for (std::size_t row = 0; row < std::size(kRows); ++row) {
+      std::vector<double> v;
+      for (const auto& f : calls) v.push_back(f[row]);
+      column.push_back(median(v));
+    }
+    columns.push_back(column);
+  }
+  ch11::SegmentTimeline* none = nullptr;
+  CUDA_CHECK(cudaMemcpyToSymbol(ch11::segment_timeline, &none, sizeof none));
+  std::printf("# Where the balanced segments kernel's time goes: f32 sum, microseconds from the first warp's start\n\n");
+  std::printf("Device: %s. Each figure is the median over %d calls, each cold (the L2 scrubbed before it), of that "
+              "call's figure; the warps' timer stamps (ch11::SegmentTimeline) are read by lane 0 of each warp.\n\n",
+              dev.name.c_str(), kCalls);
+  std::printf("| |");
+  for (const Shape& s : shapes) std::printf(" %s, mean %zu |", s.name, s.mean);
+  std::printf("\n|---|");
+  for (std::size_t i = 0; i < std::size(shapes); ++i) std::printf("---:|");
+  std::printf("\n");
+  for (std::size_t row = 0; row < std::size(kRows); ++row) {
+    std::printf("| %s |", kRows[row]);
+    for (const auto& column : columns) std::printf(row == 7 ? " %.3f |" : " %.1f |", column[row]);
+    std::printf("\n");
+  }
+  return same ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return red::experiment_without_options(
+      argc, argv, "11_batched_segment_timeline",
+      "Where the balanced segments kernel's time goes: the warps' timer stamps on the benchmark's four\n"
+      "segment shapes (f32 sum); it takes no options.",
+      "results/h200/experiments/segment_timeline.md", [] { return run(); });
+}

@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "11_batched/host_reference.hpp"
+#include "11_batched/segment_experiment.hpp"
 #include "command_line.hpp"
 #include "device_info.hpp"
 #include "runner.hpp"
@@ -37,12 +37,6 @@ struct Stamped : ch11::SegmentTuning {
 };
 using Point = ch11::SegmentTimeline::Point;
 constexpr int kCalls = 5;
-
-struct Shape {
-  const char* name;
-  std::size_t mean;
-  ch11::SegmentDist dist;
-};
 
 // The q-quantile of v (nearest rank); v is reordered.
 double quantile(std::vector<double>& v, double q) {
@@ -134,37 +128,19 @@ const char* const kRows[] = {
 
 int run() {
   const red::DeviceInfo dev = red::query_device();
-  const Shape shapes[] = {{"uniform", 32, ch11::SegmentDist::uniform},
-                          {"heavy", 32, ch11::SegmentDist::heavy},
-                          {"uniform", 1024, ch11::SegmentDist::uniform},
-                          {"heavy", 1024, ch11::SegmentDist::heavy}};
-  const std::size_t total = std::size_t{1} << 26;
   const red::L2Scrubber scrubber(dev);
   red::Stream stream;
   red::Event before, after;
   std::vector<std::vector<double>> columns;
   bool same = true;
-  for (const Shape& shape : shapes) {
-    const std::vector<std::int64_t> offsets = ch11::make_offsets(total / shape.mean, shape.mean, shape.dist, 11);
-    const std::size_t segments = offsets.size() - 1, n = static_cast<std::size_t>(offsets.back());
-    const red::HostArray host = red::generate(red::DType::f32, n, red::Dist::normal, 12);
-    const red::DeviceInput in = red::upload(host);
-    red::DeviceBuffer offsets_device(offsets.size() * sizeof(std::int64_t)), out(segments * 4);
-    offsets_device.upload(offsets.data(), offsets.size() * sizeof(std::int64_t));
-    ch11::BatchedCall c;
-    c.input = in.data;
-    c.shape.layout = ch11::Layout::segments;
-    c.shape.n = n;
-    c.shape.segments = segments;
-    c.shape.offsets = static_cast<const std::int64_t*>(offsets_device.get());
-    c.output = out.get();
-    c.stream = stream.get();
+  for (const ch11::ExperimentShape& shape : ch11::kExperimentShapes) {
+    const ch11::SegmentInput input(shape);
+    const std::size_t segments = input.segments;
     ch11::Plan p;
     p.vector = true;
-    ch11::plan_balanced<Op, float, Stamped>(p, c.shape);
-    red::DeviceBuffer scratch(p.scratch_bytes);
-    c.scratch = scratch.get();
-    c.scratch_bytes = scratch.bytes();
+    ch11::plan_balanced<Op, float, Stamped>(p, input.call(red::DeviceBuffer(), stream.get()).shape);
+    const red::DeviceBuffer scratch(p.scratch_bytes);
+    const ch11::BatchedCall c = input.call(scratch, stream.get());
     const std::size_t ranges = std::size_t{p.split} * ch11::kWarpsPerBlock;
     red::DeviceBuffer stamps(ranges * sizeof(ch11::SegmentTimeline));
     std::vector<ch11::SegmentTimeline> host_stamps(ranges);
@@ -184,7 +160,7 @@ int run() {
       float ms = 0;
       CUDA_CHECK(cudaEventElapsedTime(&ms, before.get(), after.get()));
       std::vector<float>& results = stamp ? stamped : unstamped;
-      out.download(results.data(), results.size() * 4);
+      input.out.download(results.data(), results.size() * 4);
       if (!stamp) continue;
       if (std::memcmp(stamped.data(), unstamped.data(), segments * 4) != 0) {
         std::fprintf(stderr, "%s mean %zu: a stamped call's results differ from an unstamped call's\n", shape.name, shape.mean);
@@ -192,7 +168,7 @@ int run() {
       }
       stamps.download(host_stamps.data(), stamps.bytes());
       const double us = ms * 1e3;
-      calls.push_back(figures(host_stamps, us, (n * 4.0 + segments * 4.0) / us / 1e3));
+      calls.push_back(figures(host_stamps, us, input.bytes() / us / 1e3));
     }
     std::vector<double> column;
     for (std::size_t row = 0; row < std::size(kRows); ++row) {
@@ -208,11 +184,7 @@ int run() {
   std::printf("Device: %s. Each figure is the median over %d calls, each cold (the L2 scrubbed before it), of that "
               "call's figure; the warps' timer stamps (ch11::SegmentTimeline) are read by lane 0 of each warp.\n\n",
               dev.name.c_str(), kCalls);
-  std::printf("| |");
-  for (const Shape& s : shapes) std::printf(" %s, mean %zu |", s.name, s.mean);
-  std::printf("\n|---|");
-  for (std::size_t i = 0; i < std::size(shapes); ++i) std::printf("---:|");
-  std::printf("\n");
+  ch11::print_shape_header("", "---|");
   for (std::size_t row = 0; row < std::size(kRows); ++row) {
     std::printf("| %s |", kRows[row]);
     for (const auto& column : columns) std::printf(row == 7 ? " %.3f |" : " %.1f |", column[row]);

@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "11_batched/host_reference.hpp"
+#include "11_batched/segment_experiment.hpp"
 #include "command_line.hpp"
 #include "device_info.hpp"
 #include "harness.hpp"
@@ -55,12 +55,6 @@ struct Changed {
   static constexpr bool kTimeline = false;
 };
 using Lesson = ch11::SegmentTuning;
-
-struct Shape {
-  const char* name;
-  std::size_t mean;
-  ch11::SegmentDist dist;
-};
 
 struct Variant {
   std::string name;
@@ -113,43 +107,22 @@ int run() {
       variant<Changed<16, false, 4, true, 1, true, 64>>("an end costs 64 elements"),
   };
 
-  const Shape shapes[] = {{"uniform", 32, ch11::SegmentDist::uniform},
-                          {"heavy", 32, ch11::SegmentDist::heavy},
-                          {"uniform", 1024, ch11::SegmentDist::uniform},
-                          {"heavy", 1024, ch11::SegmentDist::heavy}};
-  const std::size_t total = std::size_t{1} << 26;
   const red::L2Scrubber scrubber(dev);
   red::Stream stream;
   std::printf("# The balanced segments kernel's choices, one changed at a time (with the register cap it needs): "
               "f32 sum, GB/s\n\n");
   std::printf("Device: %s. Steady state, cold (common/timing.hpp), the input read once plus the results written.\n\n",
               dev.name.c_str());
-  std::printf("| variant | registers | blocks an SM |");
-  for (const Shape& s : shapes) std::printf(" %s, mean %zu |", s.name, s.mean);
-  std::printf("\n|---|---:|---:|");
-  for (std::size_t i = 0; i < std::size(shapes); ++i) std::printf("---:|");
-  std::printf("\n");
+  ch11::print_shape_header("variant | registers | blocks an SM", "---|---:|---:|");
   std::vector<std::vector<double>> gbps(variants.size());
   bool agree = true;
-  for (const Shape& shape : shapes) {
-    const std::vector<std::int64_t> offsets = ch11::make_offsets(total / shape.mean, shape.mean, shape.dist, 11);
-    const std::size_t segments = offsets.size() - 1, n = static_cast<std::size_t>(offsets.back());
-    const red::HostArray host = red::generate(red::DType::f32, n, red::Dist::normal, 12);
-    const red::DeviceInput in = red::upload(host);
-    red::DeviceBuffer offsets_device(offsets.size() * sizeof(std::int64_t)), out(segments * 4),
-        scratch(std::size_t{64} << 20);
-    offsets_device.upload(offsets.data(), offsets.size() * sizeof(std::int64_t));
-    const auto* o = static_cast<const std::int64_t*>(offsets_device.get());
-    ch11::BatchedCall c;
-    c.input = in.data;
-    c.shape.layout = ch11::Layout::segments;
-    c.shape.n = n;
-    c.shape.segments = segments;
-    c.shape.offsets = o;
-    c.output = out.get();
-    c.scratch = scratch.get();
-    c.scratch_bytes = scratch.bytes();
-    c.stream = stream.get();
+  for (const ch11::ExperimentShape& shape : ch11::kExperimentShapes) {
+    const ch11::SegmentInput input(shape);
+    const std::vector<std::int64_t>& offsets = input.offsets;
+    const std::size_t segments = input.segments;
+    const red::HostArray& host = input.host;
+    const red::DeviceBuffer scratch(std::size_t{64} << 20);
+    const ch11::BatchedCall c = input.call(scratch, stream.get());
     std::vector<double> abs_sums(segments, 0.0);
     for (std::size_t s = 0; s < segments; ++s)
       for (auto i = static_cast<std::size_t>(offsets[s]); i < static_cast<std::size_t>(offsets[s + 1]); ++i)
@@ -160,9 +133,9 @@ int run() {
       red::TimingConfig cfg;
       cfg.scrubber = &scrubber;
       const red::Timing t = red::time_on_stream(call, stream.get(), cfg);
-      gbps[v].push_back((n * 4.0 + segments * 4.0) / t.median_us / 1e3);
+      gbps[v].push_back(input.bytes() / t.median_us / 1e3);
       std::vector<float> got(segments);
-      out.download(got.data(), got.size() * 4);
+      input.out.download(got.data(), got.size() * 4);
       if (v == 0) {
         lesson_results = got;
         continue;

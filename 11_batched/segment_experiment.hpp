@@ -1,0 +1,73 @@
+// What chapter 11's segment experiments (segment_tuning.cu, segment_timeline.cu) share: the
+// benchmark's four segment shapes (f32 sum, 2^26 / mean segments of mean length 32 and 1024,
+// lengths uniform or heavy-tailed), each one's input built on the device, and the header of a
+// table with a column a shape.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <iterator>
+#include <vector>
+
+#include "11_batched/host_reference.hpp"
+#include "device_buffer.hpp"
+#include "runner.hpp"
+
+namespace ch11 {
+
+struct ExperimentShape {
+  const char* name;
+  std::size_t mean;
+  SegmentDist dist;
+};
+inline constexpr ExperimentShape kExperimentShapes[] = {{"uniform", 32, SegmentDist::uniform},
+                                                        {"heavy", 32, SegmentDist::heavy},
+                                                        {"uniform", 1024, SegmentDist::uniform},
+                                                        {"heavy", 1024, SegmentDist::heavy}};
+
+// One shape: its offsets and normal f32 input on the host and the device, and room for the results.
+struct SegmentInput {
+  std::vector<std::int64_t> offsets;
+  std::size_t segments, n;
+  red::HostArray host;
+  red::DeviceInput in;
+  red::DeviceBuffer offsets_device, out;
+
+  explicit SegmentInput(const ExperimentShape& shape)
+      : offsets(make_offsets((std::size_t{1} << 26) / shape.mean, shape.mean, shape.dist, 11)),
+        segments(offsets.size() - 1),
+        n(static_cast<std::size_t>(offsets.back())),
+        host(red::generate(red::DType::f32, n, red::Dist::normal, 12)),
+        in(red::upload(host)),
+        offsets_device(offsets.size() * sizeof(std::int64_t)),
+        out(segments * 4) {
+    offsets_device.upload(offsets.data(), offsets.size() * sizeof(std::int64_t));
+  }
+  // An f32 sum over this shape on `stream`, with `scratch` (at least the plan's scratch_bytes).
+  BatchedCall call(const red::DeviceBuffer& scratch, cudaStream_t stream) const {
+    BatchedCall c;
+    c.input = in.data;
+    c.shape.layout = Layout::segments;
+    c.shape.n = n;
+    c.shape.segments = segments;
+    c.shape.offsets = static_cast<const std::int64_t*>(offsets_device.get());
+    c.output = out.get();
+    c.scratch = scratch.get();
+    c.scratch_bytes = scratch.bytes();
+    c.stream = stream;
+    return c;
+  }
+  // The bytes a call's GB/s counts: the input read once plus the results written.
+  double bytes() const { return n * 4.0 + segments * 4.0; }
+};
+
+// "| <first> | uniform, mean 32 | ... |" and its rule, "|<rule>---:|...|".
+inline void print_shape_header(const char* first, const char* rule) {
+  std::printf(*first ? "| %s |" : "|%s |", first);
+  for (const ExperimentShape& s : kExperimentShapes) std::printf(" %s, mean %zu |", s.name, s.mean);
+  std::printf("\n|%s", rule);
+  for (std::size_t i = 0; i < std::size(kExperimentShapes); ++i) std::printf("---:|");
+  std::printf("\n");
+}
+
+}  // namespace ch11

@@ -502,7 +502,7 @@ __global__ void __launch_bounds__(kBlock)
 }
 
 // The balanced mapping: split the elements, not the segments. The elements from offsets[0] to
-// offsets[segments] are cut into ranges of equal cost, one per warp (block_cost_bounds), so every
+// offsets[segments] are cut into ranges of equal cost, one per warp (warp_cost_bounds), so every
 // warp has about the same work whatever the lengths; a warp reads its range in windows of 32 lanes
 // x kItems, lane l taking the window's kItems consecutive elements from l * kItems. The warps never
 // wait for each other. For each window the warp marks, in shared memory of its own, where the
@@ -546,9 +546,6 @@ struct SegmentTuning {
   static constexpr bool kEarlyFinish = true;    // the finishing kernel launched before the first
                                                 // ends, waiting for it inside (sm_90+): its launch
                                                 // overlaps the first's last warps
-  static constexpr bool kBlockSearch = true;    // the block's 9 range bounds searched by all its threads
-                                                // at once, 256 probes a step (block_cost_bounds); false:
-                                                // each warp its own two, 32 probes a step
   static constexpr bool kEarlyProbe = true;     // the cost search's first probes loaded with offsets[0]
                                                 // and offsets[segments], one trip to memory before
                                                 // the others (false: once those have come)
@@ -688,73 +685,6 @@ __device__ __forceinline__ CostBounds<N> warp_cost_bounds(const std::int64_t* of
   return b;
 }
 
-// The same search for a whole block's ranges at once (SegmentTuning::kBlockSearch): the bounds of
-// its kWarpsPerBlock ranges, at costs t0 + q x step for q = 0 ... kWarpsPerBlock, with every
-// thread of the block probing each bound (256 probes, narrowing 255-fold a step: 3 trips to memory
-// for up to 16 million segments, against 5 for a warp's 31-fold steps at 2^21). After each step each
-// warp leaves, per bound, its first probe past the cost, and one thread per bound narrows that
-// bound's interval from them. On return bounds.lo[q] == bounds.hi[q] is bound q's j, and
-// bounds.end[q] that segment's end (`last` for j = segments), as warp_cost_bounds gives them.
-constexpr unsigned kBlockBounds = kWarpsPerBlock + 1;
-struct BlockCostBounds {
-  std::size_t lo[kBlockBounds], hi[kBlockBounds], end[kBlockBounds];  // each answer in [lo, hi]
-  unsigned first[kBlockBounds][kWarpsPerBlock];        // a warp's first lane past the cost (32: none)
-  std::size_t first_end[kBlockBounds][kWarpsPerBlock];  // the end that lane loaded
-};
-// Thread i's probe in [lo, hi]: thread kBlock - 1 probes hi, which is always past.
-__device__ inline std::size_t block_probe(std::size_t lo, std::size_t hi, unsigned i) {
-  return std::min(lo + std::size_t{i} * ((hi - lo + kBlock - 2) / (kBlock - 1)), hi);
-}
-__device__ __forceinline__ void block_cost_bounds(BlockCostBounds& b, const std::int64_t* offsets, std::size_t segments,
-                                                  std::size_t last, std::size_t origin, std::size_t cost,
-                                                  std::size_t t0, std::size_t step, bool have_first_end,
-                                                  std::size_t first_end) {
-  const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  if (threadIdx.x < kBlockBounds) {
-    b.lo[threadIdx.x] = 0;
-    b.hi[threadIdx.x] = segments;
-    b.end[threadIdx.x] = last;
-  }
-  __syncthreads();
-  for (bool first_step = have_first_end;; first_step = false) {
-    bool searching = false;  // the same in every thread: all read the same shared memory
-#pragma unroll
-    for (unsigned q = 0; q < kBlockBounds; ++q) searching |= b.lo[q] < b.hi[q];
-    if (!searching) break;
-    std::size_t c[kBlockBounds], e[kBlockBounds];
-#pragma unroll
-    for (unsigned q = 0; q < kBlockBounds; ++q) {  // every probe's load issued before any is used
-      c[q] = block_probe(b.lo[q], b.hi[q], threadIdx.x);
-      e[q] = b.lo[q] == b.hi[q] || c[q] >= segments ? last
-             : first_step                          ? first_end
-                                                   : static_cast<std::size_t>(offsets[c[q] + 1]);
-    }
-#pragma unroll
-    for (unsigned q = 0; q < kBlockBounds; ++q) {
-      if (b.lo[q] == b.hi[q]) continue;  // found (the same for the whole block)
-      const bool past = c[q] >= segments || e[q] - origin + cost * (c[q] + 1) > t0 + q * step;
-      const unsigned ballot = __ballot_sync(0xffffffffu, past);
-      const std::size_t e_first = __shfl_sync(0xffffffffu, e[q], ballot ? __ffs(ballot) - 1 : 0);
-      if (lane == 0) {
-        b.first[q][warp] = ballot ? __ffs(ballot) - 1 : 32;
-        b.first_end[q][warp] = e_first;
-      }
-    }
-    __syncthreads();
-    if (threadIdx.x < kBlockBounds && b.lo[threadIdx.x] < b.hi[threadIdx.x]) {
-      const unsigned q = threadIdx.x;
-      unsigned w = 0;
-      while (b.first[q][w] == 32) ++w;  // the last warp's last lane is always past
-      const unsigned k = w * 32 + b.first[q][w];
-      const std::size_t lo = b.lo[q], hi = b.hi[q], ck = block_probe(lo, hi, k);
-      b.lo[q] = k == 0 ? ck : block_probe(lo, hi, k - 1) + 1;
-      b.hi[q] = ck;
-      b.end[q] = b.first_end[q][w];
-    }
-    __syncthreads();
-  }
-}
-
 // A window's partials of the segments its lanes close, by position: lane l's j-th element at
 // [j][l], so that the lanes writing their j-th elements hit 32 different banks. An argmax keeps its
 // value and the index's offset from the lane's first element (a closed segment's elements in a
@@ -821,7 +751,7 @@ __device__ __forceinline__ void copy16_async(void* shared, const void* global, s
 __device__ __forceinline__ void copies_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
 __device__ __forceinline__ void copies_wait_all() { asm volatile("cp.async.wait_group 0;" ::: "memory"); }
 
-// The cost of a range (the cost searches'): the elements from offsets[0] rounded down to a lane's
+// The cost of a range (warp_cost_bounds): the elements from offsets[0] rounded down to a lane's
 // share `items`, plus `cost` for every segment's end, shared out among `ranges` warps.
 __host__ __device__ inline std::size_t range_cost_step(std::size_t first, std::size_t last, std::size_t segments,
                                                        std::size_t items, std::size_t cost, std::size_t ranges) {
@@ -831,7 +761,7 @@ __host__ __device__ inline std::size_t range_cost_step(std::size_t first, std::s
 
 // A warp's range of elements, window by window: the segments it closes written (one that began in
 // an earlier range left in records[range] instead, with the partial of the segment still open at
-// the range's end). The ranges hold equal costs (block_cost_bounds) from offsets[0] rounded down to
+// the range's end). The ranges hold equal costs (warp_cost_bounds) from offsets[0] rounded down to
 // a lane's share, their bounds rounded down to whole windows from there, so that every lane's
 // loads are aligned and no two ranges share a window. A range past the last segment's end is empty. With no
 // elements at all, every segment is empty and the warps write the identities.
@@ -859,8 +789,7 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
   Staged& staged = shared_staged[kStaged ? threadIdx.x / 32 : 0];
   const std::size_t range = std::size_t{blockIdx.x} * kWarpsPerBlock + threadIdx.x / 32;  // this warp's
   mark_time<Policy::kTimeline>(range, SegmentTimeline::entry);
-  // the cost search's first probe, loaded at once
-  const std::size_t probe = Policy::kBlockSearch ? block_probe(0, segments, threadIdx.x) : first_probe(segments);
+  const std::size_t probe = first_probe(segments);  // the cost search's first probe, loaded at once
   const std::size_t first_end =
       Policy::kEarlyProbe && probe < segments ? static_cast<std::size_t>(offsets[probe + 1]) : 0;
   const std::size_t first = static_cast<std::size_t>(offsets[0]), last = static_cast<std::size_t>(offsets[segments]);
@@ -871,18 +800,8 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
   }
   const std::size_t origin = first / kItems * kItems, cost = Policy::kSegmentCost;
   const std::size_t step = range_cost_step(first, last, segments, kItems, cost, std::size_t{gridDim.x} * kWarpsPerBlock);
-  CostBounds<2> bounds;
-  if constexpr (Policy::kBlockSearch) {
-    __shared__ BlockCostBounds block_bounds;
-    block_cost_bounds(block_bounds, offsets, segments, last, origin, cost,
-                      std::size_t{blockIdx.x} * kWarpsPerBlock * step, step, Policy::kEarlyProbe, first_end);
-    const unsigned warp = threadIdx.x / 32;
-    bounds = {{block_bounds.hi[warp], block_bounds.hi[warp + 1]},
-              {block_bounds.end[warp], block_bounds.end[warp + 1]}};
-  } else {
-    const std::size_t t[2] = {range * step, (range + 1) * step};
-    bounds = warp_cost_bounds(offsets, segments, last, origin, cost, t, Policy::kEarlyProbe, first_end);
-  }
+  const std::size_t t[2] = {range * step, (range + 1) * step};
+  const CostBounds<2> bounds = warp_cost_bounds(offsets, segments, last, origin, cost, t, Policy::kEarlyProbe, first_end);
   mark_time<Policy::kTimeline>(range, SegmentTimeline::bounds);
   // The range's elements [lo, hi): the bounds rounded down to a whole window from the origin (so
   // that the ranges share no window, and every lane's loads are aligned), but for the last
@@ -1203,7 +1122,7 @@ __global__ void __launch_bounds__(kBlock)
   if (s == kNoSegment) return;
   const unsigned lane = threadIdx.x % 32;
   // The range where s began, or one a little before it: the one whose costs hold its first
-  // element's, begin - origin elements and s ends (block_cost_bounds), before the rounding of the
+  // element's, begin - origin elements and s ends (warp_cost_bounds), before the rounding of the
   // bounds moved them down. The ranges between have other tails. A segment can span thousands of
   // ranges (the heavy tail's largest): the records are read 16 a lane at once, both fields
   // whatever the tail, rather than a tail and then its partial, one after the other.

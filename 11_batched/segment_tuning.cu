@@ -41,7 +41,7 @@ using Acc = Op::Acc;
 template <unsigned kItemsV, bool kDoubleBufferV, unsigned kMinBlocksV, bool kStreamingLoadsV = true,
           unsigned kWavesV = ch11::SegmentTuning::kWaves, bool kEarlyFinishV = ch11::SegmentTuning::kEarlyFinish,
           unsigned kSegmentCostV = ch11::SegmentTuning::kSegmentCost, bool kStagedLoadsV = ch11::SegmentTuning::kStagedLoads,
-          bool kEarlyProbeV = ch11::SegmentTuning::kEarlyProbe, bool kBlockSearchV = ch11::SegmentTuning::kBlockSearch>
+          bool kEarlyProbeV = ch11::SegmentTuning::kEarlyProbe>
 struct Changed {
   static constexpr unsigned kItems = kItemsV;
   static constexpr bool kDoubleBuffer = kDoubleBufferV;
@@ -52,7 +52,6 @@ struct Changed {
   static constexpr unsigned kSegmentCost = kSegmentCostV;
   static constexpr bool kStagedLoads = kStagedLoadsV;
   static constexpr bool kEarlyProbe = kEarlyProbeV;
-  static constexpr bool kBlockSearch = kBlockSearchV;
   static constexpr bool kTimeline = false;
 };
 using Lesson = ch11::SegmentTuning;
@@ -84,13 +83,11 @@ Variant variant(const std::string& name) {
 int run() {
   const red::DeviceInfo dev = red::query_device();
   // Changed<items, two arrays, blocks an SM, evict-first, waves, early finish, end's cost, staged
-  // copies, early probe, block search>
+  // copies, early probe>
   const std::vector<Variant> variants = {
       variant<Lesson>("lesson: 16 a lane, copied into shared memory 512 bytes an instruction, 4 blocks an SM, "
                       "evict-first, one wave, the finish launched early, an end costs 32 elements, the "
-                      "search's first probes loaded at once, a block's bounds searched together"),
-      variant<Changed<16, false, 4, true, 1, true, 32, true, true, false>>(
-          "each warp searches for its own two bounds (32 probes a step)"),
+                      "search's first probes loaded at once"),
       variant<Changed<16, false, 4, true, 1, true, 32, false>>("each lane loads its own 16 into registers"),
       variant<Changed<16, false, 4, true, 1, true, 32, false, false>>(
           "into registers, the search's first probes loaded once offsets[0] and offsets[segments] have come"),

@@ -1246,9 +1246,9 @@ void launch_balanced(const BatchedCall& c, const Plan& p) {
   config.stream = c.stream;
   config.attrs = &early;
   config.numAttrs = Policy::kEarlyFinish && ch07::device_limits<segments_balanced<Op, T, true, Policy>>().programmatic ? 1 : 0;
-  CUDA_CHECK(cudaLaunchKernelEx(&config, segments_balanced_finish<Op, Policy::kTimeline>, s.offsets, s.segments, Policy::kItems,
-                                Policy::kSegmentCost, std::size_t{p.split} * kWarpsPerBlock, static_cast<const Pieces<typename Op::Acc>*>(records),
-                                c.output));
+  CUDA_CHECK(cudaLaunchKernelEx(&config, segments_balanced_finish<Op, Policy::kTimeline>, s.offsets, s.segments,
+                                Policy::kItems, Policy::kSegmentCost, std::size_t{p.split} * kWarpsPerBlock,
+                                static_cast<const Pieces<typename Op::Acc>*>(records), c.output));
 }
 
 // The launcher's choice. Rows by their length in 16-byte vectors V: up to 2 a thread per row; up to

@@ -43,14 +43,20 @@ struct SegmentInput {
         out(segments * 4) {
     offsets_device.upload(offsets.data(), offsets.size() * sizeof(std::int64_t));
   }
+  // The shape a plan is made for (its offsets on the device).
+  Shape shape() const {
+    Shape s;
+    s.layout = Layout::segments;
+    s.n = n;
+    s.segments = segments;
+    s.offsets = static_cast<const std::int64_t*>(offsets_device.get());
+    return s;
+  }
   // An f32 sum over this shape on `stream`, with `scratch` (at least the plan's scratch_bytes).
   BatchedCall call(const red::DeviceBuffer& scratch, cudaStream_t stream) const {
     BatchedCall c;
     c.input = in.data;
-    c.shape.layout = Layout::segments;
-    c.shape.n = n;
-    c.shape.segments = segments;
-    c.shape.offsets = static_cast<const std::int64_t*>(offsets_device.get());
+    c.shape = shape();
     c.output = out.get();
     c.scratch = scratch.get();
     c.scratch_bytes = scratch.bytes();

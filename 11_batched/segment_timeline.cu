@@ -38,14 +38,11 @@ struct Stamped : ch11::SegmentTuning {
 using Point = ch11::SegmentTimeline::Point;
 constexpr int kCalls = 5;
 
-// The q-quantile of v (nearest rank); v is reordered.
-double quantile(std::vector<double>& v, double q) {
-  if (v.empty()) return 0;
-  const auto k = static_cast<std::ptrdiff_t>(q * static_cast<double>(v.size() - 1) + 0.5);
-  std::nth_element(v.begin(), v.begin() + k, v.end());
-  return v[static_cast<std::size_t>(k)];
+// The q-quantile of v (nearest rank, common/timing.hpp).
+double quantile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  return red::percentile(v, q);
 }
-double median(std::vector<double> v) { return quantile(v, 0.5); }
 
 // One stamped call's figures, in the order of kRows.
 std::vector<double> figures(const std::vector<ch11::SegmentTimeline>& t, double call_us, double gbps) {
@@ -67,8 +64,10 @@ std::vector<double> figures(const std::vector<ch11::SegmentTimeline>& t, double 
     first_segment.push_back(us(x.at[Point::first_segment]));
     first_window.push_back(us(x.at[Point::first_window]));
     last_window.push_back(us(x.at[Point::last_window]));
-    if (x.windows > 1)
-      per_window.push_back(static_cast<double>(x.at[Point::last_window] - x.at[Point::first_window]) / 1e3 / (x.windows - 1));
+    if (x.windows > 1) {
+      const double loop_ns = static_cast<double>(x.at[Point::last_window] - x.at[Point::first_window]);
+      per_window.push_back(loop_ns / 1e3 / (x.windows - 1));
+    }
     const std::size_t block = r / ch11::kWarpsPerBlock;
     auto& blocks = sms[x.sm % sms.size()].blocks;
     if (blocks.empty() || blocks.back() != block) blocks.push_back(block);
@@ -105,6 +104,8 @@ std::vector<double> figures(const std::vector<ch11::SegmentTimeline>& t, double 
   return f;
 }
 
+// The per-window row is printed to the nanosecond, the others to a tenth.
+constexpr std::size_t kPerWindowRow = 7;
 const char* const kRows[] = {
     "the call, between events around it (us)",
     "GB/s (the input read once plus the results written)",
@@ -138,7 +139,7 @@ int run() {
     const std::size_t segments = input.segments;
     ch11::Plan p;
     p.vector = true;
-    ch11::plan_balanced<Op, float, Stamped>(p, input.call(red::DeviceBuffer(), stream.get()).shape);
+    ch11::plan_balanced<Op, float, Stamped>(p, input.shape());
     const red::DeviceBuffer scratch(p.scratch_bytes);
     const ch11::BatchedCall c = input.call(scratch, stream.get());
     const std::size_t ranges = std::size_t{p.split} * ch11::kWarpsPerBlock;
@@ -163,7 +164,8 @@ int run() {
       input.out.download(results.data(), results.size() * 4);
       if (!stamp) continue;
       if (std::memcmp(stamped.data(), unstamped.data(), segments * 4) != 0) {
-        std::fprintf(stderr, "%s mean %zu: a stamped call's results differ from an unstamped call's\n", shape.name, shape.mean);
+        std::fprintf(stderr, "%s mean %zu: a stamped call's results differ from an unstamped call's\n", shape.name,
+                     shape.mean);
         same = false;
       }
       stamps.download(host_stamps.data(), stamps.bytes());
@@ -174,20 +176,22 @@ int run() {
     for (std::size_t row = 0; row < std::size(kRows); ++row) {
       std::vector<double> v;
       for (const auto& f : calls) v.push_back(f[row]);
-      column.push_back(median(v));
+      std::sort(v.begin(), v.end());
+      column.push_back(red::median(v));
     }
     columns.push_back(column);
   }
   ch11::SegmentTimeline* none = nullptr;
   CUDA_CHECK(cudaMemcpyToSymbol(ch11::segment_timeline, &none, sizeof none));
-  std::printf("# Where the balanced segments kernel's time goes: f32 sum, microseconds from the first warp's start\n\n");
+  std::printf(
+      "# Where the balanced segments kernel's time goes: f32 sum, microseconds from the first warp's start\n\n");
   std::printf("Device: %s. Each figure is the median over %d calls, each cold (the L2 scrubbed before it), of that "
               "call's figure; the warps' timer stamps (ch11::SegmentTimeline) are read by lane 0 of each warp.\n\n",
               dev.name.c_str(), kCalls);
   ch11::print_shape_header("", "---|");
   for (std::size_t row = 0; row < std::size(kRows); ++row) {
     std::printf("| %s |", kRows[row]);
-    for (const auto& column : columns) std::printf(row == 7 ? " %.3f |" : " %.1f |", column[row]);
+    for (const auto& column : columns) std::printf(row == kPerWindowRow ? " %.3f |" : " %.1f |", column[row]);
     std::printf("\n");
   }
   return same ? 0 : 1;

@@ -90,9 +90,10 @@ double walk_ns(const unsigned* buffer, unsigned start, unsigned* sink) {
   return 1e3 * elapsed_us(begin, end) / kChainLines;
 }
 
-double median(std::vector<double> v) {
+// The median walk (common/timing.hpp's, of the sorted walks).
+double median_walk(std::vector<double> v) {
   std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
+  return red::median(v);
 }
 
 }  // namespace
@@ -126,7 +127,7 @@ int main(int argc, char** argv) {
         walk_ns(static_cast<const unsigned*>(buffer.get()), start, out);
         ns.push_back(walk_ns(static_cast<const unsigned*>(buffer.get()), start, out));
       }
-      std::printf("l2,%zu,%u,%.1f\n", region, kChainLines, median(ns));
+      std::printf("l2,%zu,%u,%.1f\n", region, kChainLines, median_walk(ns));
     }
     // DRAM: L2 emptied before every walk; regions from 16 MiB up to 4 GiB (where memory allows).
     for (std::size_t region = std::size_t{16} << 20; region <= (std::size_t{4} << 30); region *= 4) {
@@ -139,7 +140,7 @@ int main(int argc, char** argv) {
         CUDA_CHECK(cudaDeviceSynchronize());
         ns.push_back(walk_ns(static_cast<const unsigned*>(buffer.get()), start, out));
       }
-      std::printf("dram,%zu,%u,%.1f\n", region, kChainLines, median(ns));
+      std::printf("dram,%zu,%u,%.1f\n", region, kChainLines, median_walk(ns));
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "pointer_chase: %s\n", e.what());

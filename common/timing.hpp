@@ -25,6 +25,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <vector>
 
 #include "device_buffer.hpp"
 #include "device_info.hpp"
@@ -93,6 +94,11 @@ struct Timing {
 // cannot capture (one that synchronises, say) gives 0. `stream` must not be the legacy default
 // stream when graph is set (it cannot be captured).
 double back_to_back_us(const std::function<void()>& call, cudaStream_t stream, int calls, bool graph);
+
+// Of values sorted ascending: the nearest-rank p-quantile (p in [0, 1]) and the median (the mean of
+// the two middle values for an even count); 0 for none.
+double percentile(const std::vector<double>& sorted, double p);
+double median(const std::vector<double>& sorted);
 
 // Times `call()`, which enqueues its work on `stream`.
 Timing time_on_stream(const std::function<void()>& call, cudaStream_t stream, const TimingConfig& cfg);

@@ -1119,7 +1119,13 @@ __global__ void __launch_bounds__(kBlock)
   if (r >= ranges || first == last) return;  // whole warps leave together
   mark_time<kTimeline>(r, SegmentTimeline::finish_visible);
   const std::size_t s = records[r].head, begin = records[r].head_begin;
-  if (s == kNoSegment) return;
+  const Acc head_acc = records[r].head_acc;
+  // The record of the range before, loaded with the range's own: the segment most often began
+  // there, and then its tail needs no second trip to memory. (No warp leaves before all five
+  // loads are issued: a warp with no head goes on and writes nothing.)
+  const std::size_t tail_before = r > 0 ? records[r - 1].tail : kNoSegment;
+  const Acc acc_before = r > 0 ? records[r - 1].tail_acc : Op::identity();
+  const bool head = s != kNoSegment;
   const unsigned lane = threadIdx.x % 32;
   // The range where s began, or one a little before it: the one whose costs hold its first
   // element's, begin - origin elements and s ends (warp_cost_bounds), before the rounding of the
@@ -1129,21 +1135,26 @@ __global__ void __launch_bounds__(kBlock)
   const std::size_t from = (begin - origin + std::size_t{cost} * s) / step;
   constexpr unsigned kBatch = 16;
   Acc acc = Op::identity();
-  for (std::size_t k0 = from + lane; k0 < r; k0 += 32 * kBatch) {
-    std::size_t tail[kBatch];
-    Acc part[kBatch];
+  if (!head || from + 1 >= r) {  // only the range before can hold a tail of s: as lane 0 below
+    if (lane == 0 && head && from < r && tail_before == s) acc = Op::combine(acc, acc_before);
+  } else {
+    for (std::size_t k0 = from + lane; k0 < r; k0 += 32 * kBatch) {
+      std::size_t tail[kBatch];
+      Acc part[kBatch];
 #pragma unroll
-    for (unsigned u = 0; u < kBatch; ++u) {
-      const std::size_t k = k0 + 32 * u;
-      tail[u] = k < r ? records[k].tail : kNoSegment;
-      part[u] = k < r ? records[k].tail_acc : Op::identity();
+      for (unsigned u = 0; u < kBatch; ++u) {
+        const std::size_t k = k0 + 32 * u;
+        tail[u] = k < r ? records[k].tail : kNoSegment;
+        part[u] = k < r ? records[k].tail_acc : Op::identity();
+      }
+#pragma unroll
+      for (unsigned u = 0; u < kBatch; ++u)  // in the order of k, as the lane met them
+        if (tail[u] == s) acc = Op::combine(acc, part[u]);
     }
-#pragma unroll
-    for (unsigned u = 0; u < kBatch; ++u)  // in the order of k, as the lane met them
-      if (tail[u] == s) acc = Op::combine(acc, part[u]);
   }
   acc = group_reduce<Op, 32>(acc);
-  if (lane == 0) store_segment<Op>(out, s, begin, Op::combine(acc, records[r].head_acc));
+  if (!head) return;
+  if (lane == 0) store_segment<Op>(out, s, begin, Op::combine(acc, head_acc));
   mark_time<kTimeline>(r, SegmentTimeline::finish_done);
 }
 

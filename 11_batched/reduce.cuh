@@ -1093,7 +1093,11 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
   const bool any_head = __any_sync(kAll, head_recorded);
   const Acc tail_acc = Op::combine(carry, group_reduce<Op, 32>(own));
   if (lane == 0) {
-    if (!any_head) records[range].head = kNoSegment;
+    if (!any_head) {  // the whole head written: the finishing kernel loads it before it looks
+      records[range].head = kNoSegment;
+      records[range].head_begin = 0;
+      records[range].head_acc = Op::identity();
+    }
     const bool tail = cursor < segments && static_cast<std::size_t>(offsets[cursor]) < hi;
     records[range].tail = tail ? cursor : kNoSegment;
     records[range].tail_acc = tail ? tail_acc : Op::identity();

@@ -555,6 +555,10 @@ struct SegmentTuning {
                                                 // false: each lane loads its own 16 into registers
   static constexpr bool kTimeline = false;      // the timer read at points of each warp's range
                                                 // (SegmentTimeline): for 11_batched_segment_timeline only
+  static constexpr bool kPreloadBefore = true;  // the finishing kernel loads the record of the range
+                                                // before a head's with the head's (one trip to
+                                                // memory where the segment began there); false: the
+                                                // head's record, then the tails (two trips)
 };
 
 // Where the balanced kernels' time goes, for 11_batched_segment_timeline (segment_timeline.cu): with
@@ -1107,7 +1111,7 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
 // The segments that began in an earlier warp's range: a warp per range that closed one (its head)
 // combines the tails of the ranges from the one where the segment began, in order, then the head.
 // `items`: a lane's elements in a window (the ranges' origin is offsets[0] rounded down to it).
-template <class Op, bool kTimeline = false>
+template <class Op, bool kTimeline = false, bool kPreload = true>
 __global__ void __launch_bounds__(kBlock)
     segments_balanced_finish(const std::int64_t* offsets, std::size_t segments, unsigned items, unsigned cost,
                              std::size_t ranges, const Pieces<typename Op::Acc>* records, void* out) {
@@ -1127,9 +1131,10 @@ __global__ void __launch_bounds__(kBlock)
   // The record of the range before, loaded with the range's own: the segment most often began
   // there, and then its tail needs no second trip to memory. (No warp leaves before all five
   // loads are issued: a warp with no head goes on and writes nothing.)
-  const std::size_t tail_before = r > 0 ? records[r - 1].tail : kNoSegment;
-  const Acc acc_before = r > 0 ? records[r - 1].tail_acc : Op::identity();
+  const std::size_t tail_before = kPreload && r > 0 ? records[r - 1].tail : kNoSegment;
+  const Acc acc_before = kPreload && r > 0 ? records[r - 1].tail_acc : Op::identity();
   const bool head = s != kNoSegment;
+  if (!kPreload && !head) return;
   const unsigned lane = threadIdx.x % 32;
   // The range where s began, or one a little before it: the one whose costs hold its first
   // element's, begin - origin elements and s ends (warp_cost_bounds), before the rounding of the
@@ -1139,7 +1144,7 @@ __global__ void __launch_bounds__(kBlock)
   const std::size_t from = (begin - origin + std::size_t{cost} * s) / step;
   constexpr unsigned kBatch = 16;
   Acc acc = Op::identity();
-  if (!head || from + 1 >= r) {  // only the range before can hold a tail of s: as lane 0 below
+  if (kPreload && (!head || from + 1 >= r)) {  // only the range before can hold a tail of s: as lane 0 below
     if (lane == 0 && head && from < r && tail_before == s) acc = Op::combine(acc, acc_before);
   } else {
     for (std::size_t k0 = from + lane; k0 < r; k0 += 32 * kBatch) {
@@ -1261,7 +1266,7 @@ void launch_balanced(const BatchedCall& c, const Plan& p) {
   config.stream = c.stream;
   config.attrs = &early;
   config.numAttrs = Policy::kEarlyFinish && ch07::device_limits<segments_balanced<Op, T, true, Policy>>().programmatic ? 1 : 0;
-  CUDA_CHECK(cudaLaunchKernelEx(&config, segments_balanced_finish<Op, Policy::kTimeline>, s.offsets, s.segments,
+  CUDA_CHECK(cudaLaunchKernelEx(&config, segments_balanced_finish<Op, Policy::kTimeline, Policy::kPreloadBefore>, s.offsets, s.segments,
                                 Policy::kItems, Policy::kSegmentCost, std::size_t{p.split} * kWarpsPerBlock,
                                 static_cast<const Pieces<typename Op::Acc>*>(records), c.output));
 }

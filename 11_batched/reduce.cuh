@@ -467,7 +467,8 @@ __global__ void __launch_bounds__(kColumnBlock, kVector || sizeof(typename Op::A
   finish_column_strip<Op, kVectorPartials<Op, kVector>>(partials, gridDim.y, cols, c_lo, c_hi, out, tree);
 }
 
-// The baseline: a thread per column walks down every row, one element at a time.
+// The baseline: a thread per column walks down every row, one element at a time (also the
+// launcher's choice for a few rows of very many columns, where it fills the GPU: plan, below).
 template <class Op, class T>
 __global__ void __launch_bounds__(kBlock)
     columns_naive(const T* in, std::size_t rows, std::size_t cols, std::size_t stride, void* out) {
@@ -559,6 +560,10 @@ struct SegmentTuning {
                                                 // before a head's with the head's (one trip to
                                                 // memory where the segment began there); false: the
                                                 // head's record, then the tails (two trips)
+  static constexpr bool kSharedBounds = true;   // each warp searches its range's first bound alone and
+                                                // takes its last from the next warp of its block
+                                                // (half the search's probes, a barrier); false: a
+                                                // warp searches both
 };
 
 // Where the balanced kernels' time goes, for 11_batched_segment_timeline (segment_timeline.cu): with
@@ -805,7 +810,25 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
   const std::size_t origin = first / kItems * kItems, cost = Policy::kSegmentCost;
   const std::size_t step = range_cost_step(first, last, segments, kItems, cost, std::size_t{gridDim.x} * kWarpsPerBlock);
   const std::size_t t[2] = {range * step, (range + 1) * step};
-  const CostBounds<2> bounds = warp_cost_bounds(offsets, segments, last, origin, cost, t, Policy::kEarlyProbe, first_end);
+  CostBounds<2> bounds;
+  if constexpr (Policy::kSharedBounds) {
+    // A range ends where the next begins: each warp searches its first bound only (the block's
+    // last warp both of its own), and the warps of a block pass theirs on through shared memory.
+    __shared__ std::size_t block_j[kWarpsPerBlock + 1], block_end[kWarpsPerBlock + 1];
+    const unsigned w = threadIdx.x / 32;
+    if (w + 1 < kWarpsPerBlock) {
+      const std::size_t t1[1] = {t[0]};
+      const CostBounds<1> b = warp_cost_bounds(offsets, segments, last, origin, cost, t1, Policy::kEarlyProbe, first_end);
+      if (lane == 0) block_j[w] = b.j[0], block_end[w] = b.end[0];
+    } else {
+      const CostBounds<2> b = warp_cost_bounds(offsets, segments, last, origin, cost, t, Policy::kEarlyProbe, first_end);
+      if (lane == 0) block_j[w] = b.j[0], block_end[w] = b.end[0], block_j[w + 1] = b.j[1], block_end[w + 1] = b.end[1];
+    }
+    __syncthreads();
+    bounds = {{block_j[w], block_j[w + 1]}, {block_end[w], block_end[w + 1]}};
+  } else {
+    bounds = warp_cost_bounds(offsets, segments, last, origin, cost, t, Policy::kEarlyProbe, first_end);
+  }
   mark_time<Policy::kTimeline>(range, SegmentTimeline::bounds);
   // The range's elements [lo, hi): the bounds rounded down to a whole window from the origin (so
   // that the ranges share no window, and every lane's loads are aligned), but for the last
@@ -1310,7 +1333,16 @@ Plan plan(const BatchedCall& c) {
         p.strategy != Strategy::block_per_row && p.strategy != Strategy::blocks_per_row)
       throw std::invalid_argument("11_batched: strategy " + name(c.strategy) + " does not reduce rows");
   } else if (s.layout == Layout::columns) {
-    if (p.strategy == Strategy::automatic) p.strategy = Strategy::columns_tiled;
+    // A few rows of very many columns: a thread per column already fills the GPU, every thread's
+    // loads down its column are independent and a warp's are 128 contiguous bytes, and there is no
+    // meeting of threads to wait for. Measured on the H200 (f32 sum, B x L = 2^26) it is ahead of
+    // the tiles from 64 to 128 rows and far behind once the columns are fewer than the GPU's
+    // threads (chapter 11's README).
+    if (p.strategy == Strategy::automatic)
+      p.strategy = sizeof(T) == 4 && sizeof(Acc) == 4 && s.rows <= kFewRows &&
+                           s.cols >= resident_blocks<kBlock, columns_naive<Op, T>>() * kBlock
+                       ? Strategy::columns_naive
+                       : Strategy::columns_tiled;
     if (p.strategy == Strategy::columns_tiled) {
       p.vector = s.cols % kCount == 0 && s.stride % kCount == 0 && aligned;
       const std::size_t V = s.cols / (p.vector ? kCount : 1);

@@ -41,7 +41,8 @@ using Acc = Op::Acc;
 template <unsigned kItemsV, bool kDoubleBufferV, unsigned kMinBlocksV, bool kStreamingLoadsV = true,
           unsigned kWavesV = ch11::SegmentTuning::kWaves, bool kEarlyFinishV = ch11::SegmentTuning::kEarlyFinish,
           unsigned kSegmentCostV = ch11::SegmentTuning::kSegmentCost, bool kStagedLoadsV = ch11::SegmentTuning::kStagedLoads,
-          bool kEarlyProbeV = ch11::SegmentTuning::kEarlyProbe, bool kPreloadBeforeV = ch11::SegmentTuning::kPreloadBefore>
+          bool kEarlyProbeV = ch11::SegmentTuning::kEarlyProbe, bool kPreloadBeforeV = ch11::SegmentTuning::kPreloadBefore,
+          bool kSharedBoundsV = ch11::SegmentTuning::kSharedBounds>
 struct Changed {
   static constexpr unsigned kItems = kItemsV;
   static constexpr bool kDoubleBuffer = kDoubleBufferV;
@@ -54,6 +55,7 @@ struct Changed {
   static constexpr bool kEarlyProbe = kEarlyProbeV;
   static constexpr bool kTimeline = false;
   static constexpr bool kPreloadBefore = kPreloadBeforeV;
+  static constexpr bool kSharedBounds = kSharedBoundsV;
 };
 using Lesson = ch11::SegmentTuning;
 
@@ -84,11 +86,11 @@ Variant variant(const std::string& name) {
 int run() {
   const red::DeviceInfo dev = red::query_device();
   // Changed<items, two arrays, blocks an SM, evict-first, waves, early finish, end's cost, staged
-  // copies, early probe, the record before a head's loaded with it>
+  // copies, early probe, the record before a head's loaded with it, bounds passed on in the block>
   const std::vector<Variant> variants = {
       variant<Lesson>("lesson: 16 a lane, copied into shared memory 512 bytes an instruction, 4 blocks an SM, "
                       "evict-first, one wave, the finish launched early, an end costs 32 elements, the "
-                      "search's first probes loaded at once, the record before a head's loaded with it"),
+                      "search's first probes loaded at once, the record before a head's loaded with it, a bound searched once a block"),
       variant<Changed<16, false, 4, true, 1, true, 32, false>>("each lane loads its own 16 into registers"),
       variant<Changed<16, false, 4, true, 1, true, 32, false, false>>(
           "into registers, the search's first probes loaded once offsets[0] and offsets[segments] have come"),
@@ -101,6 +103,9 @@ int run() {
       variant<Changed<16, false, 4, true, 1, false>>("the finishing kernel launched once the first has ended"),
       variant<Changed<16, false, 4, true, 1, true, 32, true, true, false>>(
           "the finishing kernel reads a head's record, then the tails (two trips to memory)"),
+      variant<Changed<16, false, 4, true, 1, true, 32, true, true, true, !Lesson::kSharedBounds>>(
+          Lesson::kSharedBounds ? "each warp searches both of its range's bounds"
+                                : "each warp searches its first bound, the next warp's is its last (shared memory)"),
       variant<Changed<16, false, 4, true, 2>>("ranges for two waves of blocks"),
       variant<Changed<16, false, 4, true, 4>>("ranges for four waves of blocks"),
       variant<Changed<16, false, 4, true, 1, true, 0>>("ranges of equal elements (an end costs nothing)"),

@@ -1,7 +1,7 @@
 // 11_batched_grid_tuning: how the rows' and the columns' kernels hand their work to blocks, each
 // choice against its alternative, timed side by side in one process.
 //
-// The shapes are the benchmark's: f32 sum over B x L = 2^26 elements.
+// The shapes are the benchmark's: f32 sum over B x L = 2^26 elements (and f16 columns).
 //  - Rows (the launcher's kernel for each L: rows_aligned with its group of lanes, vectors a lane
 //    and rows a trip): a block for every kRows trips of its groups, as many waves as that takes
 //    (the lesson), against one wave of blocks that stride over the rows.
@@ -9,6 +9,8 @@
 //    interleaved tiles with 8 rows in flight a thread, against one run of rows a chunk, with 4
 //    rows in flight and with 8, and against 2, 4 and 8 times the lesson's chunks (more blocks
 //    than one wave holds, and more partials for the last block of a strip to combine).
+//  - f16 columns: the lesson's rows in flight a thread for 16-bit inputs against the other of 4
+//    and 8, each planned as the launcher plans its kernel.
 // Every variant is timed as the benchmark times a call (common/timing.hpp, the steady state,
 // cold). The input is all ones, so every result is exact (L for a row, B for a column) and each
 // variant's results are checked for it. It prints a table of GB/s (the input read once plus the
@@ -17,6 +19,7 @@
 //   11_batched_grid_tuning
 //
 // Exit codes: 0 done, 1 a variant's results are wrong, 2 bad arguments, 3 no GPU, 4 a CUDA error.
+#include <cstdint>
 #include <cstdio>
 #include <functional>
 #include <stdexcept>
@@ -47,11 +50,11 @@ struct Bench {
   bool exact = true;
   // Times f, then checks its `outputs` results against `expect`.
   void time(const std::string& shape, const std::string& variant, std::size_t outputs, float expect,
-            const std::function<void()>& f) {
+            const std::function<void()>& f, std::size_t element_bytes = 4) {
     red::TimingConfig cfg;
     cfg.scrubber = &scrubber;
     const red::Timing t = red::time_on_stream(f, stream.get(), cfg);
-    rows.push_back({shape, variant, (kTotal * 4.0 + outputs * 4.0) / t.median_us / 1e3});
+    rows.push_back({shape, variant, (kTotal * double(element_bytes) + outputs * 4.0) / t.median_us / 1e3});
     std::vector<float> got(outputs);
     out.download(got.data(), outputs * 4);
     for (std::size_t i = 0; i < outputs; ++i)
@@ -165,6 +168,40 @@ void columns_case(Bench& b, const float* in, std::size_t L, red::DeviceBuffer& s
   more_chunks(8);
 }
 
+// f16 columns of a [2^26 / L, L] matrix with kTrip rows in flight a thread, planned as the launcher
+// plans its own kernel (the width, the depth and one wave of chunks of interleaved tiles): the
+// lesson's number of rows in flight for 16-bit inputs against the other.
+template <unsigned kTrip>
+void columns_f16_case(Bench& b, const __half* in, std::size_t L, red::DeviceBuffer& scratch) {
+  using Op16 = red::Sum<__half>;
+  constexpr unsigned kLesson = ch11::kColumnUnroll<true, __half, float>;
+  const std::size_t rows = kTotal / L, V = L / 8;
+  if (rows < ch11::kFewRows) throw std::logic_error("grid_tuning: the f16 shapes have many rows");
+  std::size_t deep_wanted = 1;
+  while (deep_wanted * 2 <= std::min<std::size_t>(ch11::kColumnBlock, rows / kTrip)) deep_wanted *= 2;
+  const auto across = static_cast<unsigned>(
+      std::max<std::size_t>(1, std::min<std::size_t>(V, std::max<std::size_t>(32, ch11::kColumnBlock / deep_wanted))));
+  const std::size_t deep = ch11::kColumnBlock / across, blocks_x = std::max<std::size_t>(1, red::ceil_div(V, across));
+  const auto kernel = ch11::columns_tiled<Op16, __half, true, kTrip>;
+  const std::size_t shared = ch11::columns_tree_bytes<float>(8);
+  const std::size_t resident = std::size_t{ch11::sm_count()} * ch11::blocks_per_sm<ch11::kColumnBlock>(kernel, shared);
+  const auto split = static_cast<unsigned>(std::min<std::size_t>(
+      {std::max<std::size_t>(1, resident / blocks_x), std::max<std::size_t>(1, rows / (deep * kTrip)), 65535}));
+  if (scratch.bytes() < ch11::tickets_bytes(blocks_x) + std::size_t{split} * L * 4)
+    throw std::logic_error("grid_tuning: scratch too small");
+  auto* tickets = static_cast<unsigned*>(scratch.get());
+  auto* partials = reinterpret_cast<float*>(static_cast<unsigned char*>(scratch.get()) + ch11::tickets_bytes(blocks_x));
+  b.time("f16 columns, L = " + std::to_string(L),
+         std::string(kTrip == kLesson ? "lesson: " : "") + std::to_string(kTrip) + " rows in flight (" +
+             std::to_string(split) + " chunks)",
+         L, float(rows),
+         [&] {
+           kernel<<<dim3(static_cast<unsigned>(blocks_x), split), ch11::kColumnBlock, shared, b.stream.get()>>>(
+               in, rows, L, L, across, 0, b.out.get(), tickets, partials);
+         },
+         2);
+}
+
 int run() {
   const red::DeviceInfo dev = red::query_device();
   const red::L2Scrubber scrubber(dev);
@@ -181,7 +218,16 @@ int run() {
   rows_case<32, 8, 1>(b, x, 1024);
   for (std::size_t L : {std::size_t{8}, std::size_t{32}, std::size_t{128}, std::size_t{1024}, std::size_t{65536}})
     columns_case(b, x, L, scratch);
-  std::printf("# How the rows' and the columns' kernels hand their work to blocks: f32 sum, B x L = 2^26, GB/s\n\n");
+  const std::vector<std::uint16_t> ones_f16(kTotal, 0x3C00);  // 1.0 in binary16
+  in.upload(ones_f16.data(), kTotal * 2);
+  const auto* h = static_cast<const __half*>(in.get());
+  constexpr unsigned kLesson = ch11::kColumnUnroll<true, __half, float>;
+  for (std::size_t L : {std::size_t{8}, std::size_t{32}, std::size_t{128}, std::size_t{1024}, std::size_t{8192},
+                        std::size_t{65536}}) {
+    columns_f16_case<kLesson>(b, h, L, scratch);
+    columns_f16_case<kLesson == 4 ? 8 : 4>(b, h, L, scratch);
+  }
+  std::printf("# How the rows' and the columns' kernels hand their work to blocks: f32 sum (and f16 columns), B x L = 2^26, GB/s\n\n");
   std::printf("Device: %s. Steady state, cold (common/timing.hpp), the input read once plus the results written.\n\n",
               dev.name.c_str());
   std::printf("| shape | variant | GB/s |\n|---|---|---:|\n");
@@ -195,6 +241,6 @@ int main(int argc, char** argv) {
   return red::experiment_without_options(
       argc, argv, "11_batched_grid_tuning",
       "How the rows' and the columns' kernels hand their work to blocks, each choice against its\n"
-      "alternative, timed on the benchmark's shapes (f32 sum); it takes no options.",
+      "alternative, timed on the benchmark's shapes (f32 sum, and f16 columns); it takes no options.",
       "results/h200/experiments/grid_tuning.md", [] { return run(); });
 }

@@ -528,8 +528,8 @@ constexpr std::size_t kNoSegment = ~std::size_t{0};
 // The balanced kernel's choices; 11_batched_segment_tuning (segment_tuning.cu) changes one at a time
 // and times them on the benchmark's segment shapes (results/h200/experiments/segment_tuning.md).
 struct SegmentTuning {
-  static constexpr unsigned kItems = 16;        // a lane's consecutive elements in a window: 4 (f32) or
-                                                // 2 (f16) 16-byte loads
+  static constexpr unsigned kItems = 16;        // a lane's consecutive elements in a window: 4 16-byte
+                                                // loads of f32 (16-bit inputs: SegmentTuning16)
   static constexpr bool kDoubleBuffer = false;  // the next window's loads go into a second array at the
                                                 // window's start (true), or into the same one once the
                                                 // walk has used it (false: 16 registers fewer)
@@ -565,6 +565,20 @@ struct SegmentTuning {
                                                 // (half the search's probes, a barrier); false: a
                                                 // warp searches both
 };
+
+// 16-bit inputs: the same elements are half the bytes, and the warp's fixed work a window (the
+// marks, the scan, the writing pass) is then spread over half the bytes. 32 elements a lane make a
+// window the bytes of an f32 one, in half as many windows. They are loaded by each lane into its
+// registers: copied into shared memory, the window and its 32 x 32 closed partials would take a
+// block of 8 warps past the 48 KB of static shared memory. 16 registers more than 4 blocks an SM
+// allow leave 3.
+struct SegmentTuning16 : SegmentTuning {
+  static constexpr unsigned kItems = 32;
+  static constexpr bool kStagedLoads = false;
+  static constexpr unsigned kMinBlocks = 3;
+};
+template <class T>
+using SegmentPolicy = std::conditional_t<sizeof(T) == 2, SegmentTuning16, SegmentTuning>;
 
 // Where the balanced kernels' time goes, for 11_batched_segment_timeline (segment_timeline.cu): with
 // Policy::kTimeline, lane 0 of each warp writes the GPU's global timer (ns) at five points of its
@@ -774,7 +788,7 @@ __host__ __device__ inline std::size_t range_cost_step(std::size_t first, std::s
 // a lane's share, their bounds rounded down to whole windows from there, so that every lane's
 // loads are aligned and no two ranges share a window. A range past the last segment's end is empty. With no
 // elements at all, every segment is empty and the warps write the identities.
-template <class Op, class T, bool kAligned, class Policy = SegmentTuning>
+template <class Op, class T, bool kAligned, class Policy = SegmentPolicy<T>>
 __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
     segments_balanced(const T* in, const std::int64_t* offsets, std::size_t segments, void* out,
                       Pieces<typename Op::Acc>* records) {
@@ -1249,7 +1263,7 @@ struct Plan {
 // The balanced mapping's sizes (Policy: the kernel's choices): one wave of blocks, since every
 // warp has the same work, and ranges of at least a window's cost. p.split blocks; p.chunk, the
 // most elements a range can hold.
-template <class Op, class T, class Policy = SegmentTuning>
+template <class Op, class T, class Policy = SegmentPolicy<T>>
 void plan_balanced(Plan& p, const Shape& s) {
   p.lanes = 32;
   const unsigned occupancy = red::per_device<unsigned>([](int) {
@@ -1271,7 +1285,7 @@ void plan_balanced(Plan& p, const Shape& s) {
 }
 
 // The balanced mapping's two kernels, as plan_balanced<Op, T, Policy> sized them.
-template <class Op, class T, class Policy = SegmentTuning>
+template <class Op, class T, class Policy = SegmentPolicy<T>>
 void launch_balanced(const BatchedCall& c, const Plan& p) {
   const Shape& s = c.shape;
   const T* in = static_cast<const T*>(c.input);
@@ -1462,13 +1476,18 @@ inline std::size_t sum_depth(const Plan& p, const Shape& s, std::size_t length, 
                 // finishing warp's tree)
       // (a range inside a segment holds a step of elements, less a window at most, and the step is
       // at least the segment's cost shared out)
-      const std::size_t windows = red::ceil_div(p.chunk, 32 * SegmentTuning::kItems);
-      const std::size_t warps = std::size_t{p.split} * kWarpsPerBlock;
-      const std::size_t share = (length + std::size_t{SegmentTuning::kSegmentCost} * s.segments) / warps;
-      constexpr std::size_t kWindow = 32 * SegmentTuning::kItems;
-      const std::size_t step = std::max<std::size_t>(kWindow + 1, share) - kWindow;
-      const std::size_t ranges = red::ceil_div(length, step) + 1;
-      return std::min(length, (windows + 1) * SegmentTuning::kItems + 4 * warp_tree + 8 + red::ceil_div(ranges, 32));
+      // (the deeper of the two policies' chains: SegmentPolicy picks one by the element's size)
+      const auto depth = [&](std::size_t items, std::size_t cost) {
+        const std::size_t windows = red::ceil_div(p.chunk, 32 * items);
+        const std::size_t warps = std::size_t{p.split} * kWarpsPerBlock;
+        const std::size_t share = (length + cost * s.segments) / warps;
+        const std::size_t window = 32 * items;
+        const std::size_t step = std::max<std::size_t>(window + 1, share) - window;
+        const std::size_t ranges = red::ceil_div(length, step) + 1;
+        return std::min(length, (windows + 1) * items + 4 * warp_tree + 8 + red::ceil_div(ranges, 32));
+      };
+      return std::max(depth(SegmentTuning::kItems, SegmentTuning::kSegmentCost),
+                      depth(SegmentTuning16::kItems, SegmentTuning16::kSegmentCost));
     }
   }
 }

@@ -1,5 +1,5 @@
 // What chapter 11's segment experiments (segment_tuning.cu, segment_timeline.cu) share: the
-// benchmark's four segment shapes (f32 sum, 2^26 / mean segments of mean length 32 and 1024,
+// benchmark's four segment shapes (sums, 2^26 / mean segments of mean length 32 and 1024,
 // lengths uniform or heavy-tailed), each one's input built on the device, and the header of a
 // table with a column a shape.
 #pragma once
@@ -25,7 +25,8 @@ inline constexpr ExperimentShape kExperimentShapes[] = {{"uniform", 32, SegmentD
                                                         {"uniform", 1024, SegmentDist::uniform},
                                                         {"heavy", 1024, SegmentDist::heavy}};
 
-// One shape: its offsets and normal f32 input on the host and the device, and room for the results.
+// One shape: its offsets and normal input (f32 unless told) on the host and the device, and room
+// for the results.
 struct SegmentInput {
   std::vector<std::int64_t> offsets;
   std::size_t segments, n;
@@ -33,11 +34,11 @@ struct SegmentInput {
   red::DeviceInput in;
   red::DeviceBuffer offsets_device, out;
 
-  explicit SegmentInput(const ExperimentShape& shape)
+  explicit SegmentInput(const ExperimentShape& shape, red::DType dtype = red::DType::f32)
       : offsets(make_offsets((std::size_t{1} << 26) / shape.mean, shape.mean, shape.dist, 11)),
         segments(offsets.size() - 1),
         n(static_cast<std::size_t>(offsets.back())),
-        host(red::generate(red::DType::f32, n, red::Dist::normal, 12)),
+        host(red::generate(dtype, n, red::Dist::normal, 12)),
         in(red::upload(host)),
         offsets_device(offsets.size() * sizeof(std::int64_t)),
         out(segments * 4) {
@@ -52,7 +53,7 @@ struct SegmentInput {
     s.offsets = static_cast<const std::int64_t*>(offsets_device.get());
     return s;
   }
-  // An f32 sum over this shape on `stream`, with `scratch` (at least the plan's scratch_bytes).
+  // A sum over this shape on `stream`, with `scratch` (at least the plan's scratch_bytes).
   BatchedCall call(const red::DeviceBuffer& scratch, cudaStream_t stream) const {
     BatchedCall c;
     c.input = in.data;
@@ -64,7 +65,7 @@ struct SegmentInput {
     return c;
   }
   // The bytes a call's GB/s counts: the input read once plus the results written.
-  double bytes() const { return n * 4.0 + segments * 4.0; }
+  double bytes() const { return n * double(red::size_of(host.dtype)) + segments * 4.0; }
 };
 
 // "| <first> | uniform, mean 32 | ... |" and its rule, "|<rule>---:|...|".

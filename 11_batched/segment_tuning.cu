@@ -4,7 +4,8 @@
 // process on the benchmark's four segment shapes.
 //
 // The shapes are the benchmark's (f32 sum, 2^26 / mean segments of mean length 32 and 1024,
-// lengths uniform or heavy-tailed). Every variant runs through the lesson's own plan and launch
+// lengths uniform or heavy-tailed); a second table times the choices that depend on the element's
+// size on f16 sums of the same shapes. Every variant runs through the lesson's own plan and launch
 // (plan_balanced and launch_balanced in reduce.cuh: ranges for one wave of blocks at the variant's
 // occupancy, or for the waves it asks for) and is
 // timed as the benchmark times a call (common/timing.hpp, the steady state, cold). Each changes
@@ -34,8 +35,6 @@
 
 namespace {
 
-using Op = red::Sum<float>;
-using Acc = Op::Acc;
 
 // The lesson's policy with one choice changed.
 template <unsigned kItemsV, bool kDoubleBufferV, unsigned kMinBlocksV, bool kStreamingLoadsV = true,
@@ -65,67 +64,34 @@ struct Variant {
   unsigned registers = 0, blocks_per_sm = 0;
 };
 
-// The lesson's plan and launch of the balanced mapping (reduce.cuh), with another policy.
-template <class Policy>
+// The lesson's plan and launch of the balanced mapping (reduce.cuh), with another policy, for a sum
+// of T.
+template <class Policy, class T = float>
 Variant variant(const std::string& name) {
-  const auto kernel = ch11::segments_balanced<Op, float, true, Policy>;
+  using Op = red::Sum<T>;
+  const auto kernel = ch11::segments_balanced<Op, T, true, Policy>;
   cudaFuncAttributes attributes{};
   CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
   Variant v{name, nullptr, static_cast<unsigned>(attributes.numRegs), ch11::blocks_per_sm<ch11::kBlock>(kernel)};
   v.call = [](const ch11::BatchedCall& c) {
     ch11::Plan p;
     p.vector = true;
-    ch11::plan_balanced<Op, float, Policy>(p, c.shape);
+    ch11::plan_balanced<Op, T, Policy>(p, c.shape);
     if (c.scratch_bytes < p.scratch_bytes) throw std::runtime_error("scratch too small for " + std::to_string(p.scratch_bytes));
-    ch11::launch_balanced<Op, float, Policy>(c, p);
+    ch11::launch_balanced<Op, T, Policy>(c, p);
     CUDA_CHECK(cudaGetLastError());
   };
   return v;
 }
 
-int run() {
-  const red::DeviceInfo dev = red::query_device();
-  // Changed<items, two arrays, blocks an SM, evict-first, waves, early finish, end's cost, staged
-  // copies, early probe, the record before a head's loaded with it, bounds passed on in the block>
-  const std::vector<Variant> variants = {
-      variant<Lesson>("lesson: 16 a lane, copied into shared memory 512 bytes an instruction, 4 blocks an SM, "
-                      "evict-first, one wave, the finish launched early, an end costs 32 elements, the "
-                      "search's first probes loaded at once, the record before a head's loaded with it, a bound searched once a block"),
-      variant<Changed<16, false, 4, true, 1, true, 32, false>>("each lane loads its own 16 into registers"),
-      variant<Changed<16, false, 4, true, 1, true, 32, false, false>>(
-          "into registers, the search's first probes loaded once offsets[0] and offsets[segments] have come"),
-      variant<Changed<16, true, 3, true, 1, true, 32, false>>("into registers, two arrays (3 blocks an SM)"),
-      variant<Changed<32, false, 3, true, 1, true, 32, false>>("into registers, 32 a lane (3 blocks an SM)"),
-      variant<Changed<8, false, 4>>("8 a lane"),
-      variant<Changed<16, false, 4, false>>("no evict-first hint"),
-      variant<Changed<16, false, 4, true, 1, true, 32, true, false>>(
-          "the search's first probes loaded once offsets[0] and offsets[segments] have come"),
-      variant<Changed<16, false, 4, true, 1, false>>("the finishing kernel launched once the first has ended"),
-      variant<Changed<16, false, 4, true, 1, true, 32, true, true, false>>(
-          "the finishing kernel reads a head's record, then the tails (two trips to memory)"),
-      variant<Changed<16, false, 4, true, 1, true, 32, true, true, true, !Lesson::kSharedBounds>>(
-          Lesson::kSharedBounds ? "each warp searches both of its range's bounds"
-                                : "each warp searches its first bound, the next warp's is its last (shared memory)"),
-      variant<Changed<16, false, 4, true, 2>>("ranges for two waves of blocks"),
-      variant<Changed<16, false, 4, true, 4>>("ranges for four waves of blocks"),
-      variant<Changed<16, false, 4, true, 1, true, 0>>("ranges of equal elements (an end costs nothing)"),
-      variant<Changed<16, false, 4, true, 1, true, 8>>("an end costs 8 elements"),
-      variant<Changed<16, false, 4, true, 1, true, 16>>("an end costs 16 elements"),
-      variant<Changed<16, false, 4, true, 1, true, 24>>("an end costs 24 elements"),
-      variant<Changed<16, false, 4, true, 1, true, 64>>("an end costs 64 elements"),
-  };
-
-  const red::L2Scrubber scrubber(dev);
-  red::Stream stream;
-  std::printf("# The balanced segments kernel's choices, one changed at a time (with the register cap it needs): "
-              "f32 sum, GB/s\n\n");
-  std::printf("Device: %s. Steady state, cold (common/timing.hpp), the input read once plus the results written.\n\n",
-              dev.name.c_str());
+// The variants on the four shapes, as a table of GB/s (dtype: their element type's); whether every
+// variant's results agree with the first's (the lesson's).
+bool table(const std::vector<Variant>& variants, red::DType dtype, const red::L2Scrubber& scrubber, red::Stream& stream) {
   ch11::print_shape_header("variant | registers | blocks an SM", "---|---:|---:|");
   std::vector<std::vector<double>> gbps(variants.size());
   bool agree = true;
   for (const ch11::ExperimentShape& shape : ch11::kExperimentShapes) {
-    const ch11::SegmentInput input(shape);
+    const ch11::SegmentInput input(shape, dtype);
     const std::vector<std::int64_t>& offsets = input.offsets;
     const std::size_t segments = input.segments;
     const red::HostArray& host = input.host;
@@ -164,6 +130,61 @@ int run() {
     for (double g : gbps[v]) std::printf(" %.1f |", g);
     std::printf("\n");
   }
+  return agree;
+}
+
+int run() {
+  const red::DeviceInfo dev = red::query_device();
+  // Changed<items, two arrays, blocks an SM, evict-first, waves, early finish, end's cost, staged
+  // copies, early probe, the record before a head's loaded with it, bounds passed on in the block>
+  const std::vector<Variant> variants = {
+      variant<Lesson>("lesson: 16 a lane, copied into shared memory 512 bytes an instruction, 4 blocks an SM, "
+                      "evict-first, one wave, the finish launched early, an end costs 32 elements, the "
+                      "search's first probes loaded at once, the record before a head's loaded with it, a bound searched once a block"),
+      variant<Changed<16, false, 4, true, 1, true, 32, false>>("each lane loads its own 16 into registers"),
+      variant<Changed<16, false, 4, true, 1, true, 32, false, false>>(
+          "into registers, the search's first probes loaded once offsets[0] and offsets[segments] have come"),
+      variant<Changed<16, true, 3, true, 1, true, 32, false>>("into registers, two arrays (3 blocks an SM)"),
+      variant<Changed<32, false, 3, true, 1, true, 32, false>>("into registers, 32 a lane (3 blocks an SM)"),
+      variant<Changed<8, false, 4>>("8 a lane"),
+      variant<Changed<16, false, 4, false>>("no evict-first hint"),
+      variant<Changed<16, false, 4, true, 1, true, 32, true, false>>(
+          "the search's first probes loaded once offsets[0] and offsets[segments] have come"),
+      variant<Changed<16, false, 4, true, 1, false>>("the finishing kernel launched once the first has ended"),
+      variant<Changed<16, false, 4, true, 1, true, 32, true, true, false>>(
+          "the finishing kernel reads a head's record, then the tails (two trips to memory)"),
+      variant<Changed<16, false, 4, true, 1, true, 32, true, true, true, !Lesson::kSharedBounds>>(
+          Lesson::kSharedBounds ? "each warp searches both of its range's bounds"
+                                : "each warp searches its first bound, the next warp's is its last (shared memory)"),
+      variant<Changed<16, false, 4, true, 2>>("ranges for two waves of blocks"),
+      variant<Changed<16, false, 4, true, 4>>("ranges for four waves of blocks"),
+      variant<Changed<16, false, 4, true, 1, true, 0>>("ranges of equal elements (an end costs nothing)"),
+      variant<Changed<16, false, 4, true, 1, true, 8>>("an end costs 8 elements"),
+      variant<Changed<16, false, 4, true, 1, true, 16>>("an end costs 16 elements"),
+      variant<Changed<16, false, 4, true, 1, true, 24>>("an end costs 24 elements"),
+      variant<Changed<16, false, 4, true, 1, true, 64>>("an end costs 64 elements"),
+  };
+  // f16: a lane's elements, and how they come (the lesson's for 16-bit inputs first).
+  using Lesson16 = ch11::SegmentPolicy<__half>;
+  const std::vector<Variant> variants_f16 = {
+      variant<Lesson16, __half>("lesson for 16-bit inputs: " + std::to_string(Lesson16::kItems) +
+                                " a lane (64 bytes), each lane loading its own into registers, " +
+                                std::to_string(Lesson16::kMinBlocks) + " blocks an SM"),
+      variant<Lesson, __half>("f32's lesson: 16 a lane (32 bytes), copied into shared memory, 4 blocks an SM"),
+      variant<Changed<16, false, 4, true, 1, true, 32, false>, __half>("16 a lane, each lane loading its own into registers"),
+      variant<Changed<32, false, 4, true, 1, true, 32, false>, __half>("32 a lane into registers, held to 4 blocks an SM"),
+  };
+
+  const red::L2Scrubber scrubber(dev);
+  red::Stream stream;
+  std::printf("# The balanced segments kernel's choices, one changed at a time (with the register cap it needs): "
+              "sums, GB/s\n\n");
+  std::printf("Device: %s. Steady state, cold (common/timing.hpp), the input read once plus the results written.\n\n",
+              dev.name.c_str());
+  std::printf("**f32**\n\n");
+  bool agree = table(variants, red::DType::f32, scrubber, stream);
+  std::printf("\n**f16**: the same elements in half the bytes\n\n");
+  agree &= table(variants_f16, red::DType::f16, scrubber, stream);
   return agree ? 0 : 1;
 }
 
@@ -173,6 +194,6 @@ int main(int argc, char** argv) {
   return red::experiment_without_options(
       argc, argv, "11_batched_segment_tuning",
       "The balanced segments kernel's choices (ch11::SegmentTuning), each changed alone, timed on the\n"
-      "benchmark's four segment shapes (f32 sum); it takes no options.",
+      "benchmark's four segment shapes (f32 and f16 sums); it takes no options.",
       "results/h200/experiments/segment_tuning.md", [] { return run(); });
 }

@@ -777,59 +777,61 @@ __device__ __forceinline__ void copies_commit() { asm volatile("cp.async.commit_
 __device__ __forceinline__ void copies_wait_all() { asm volatile("cp.async.wait_group 0;" ::: "memory"); }
 
 // Where each warp's range of costs begins (warp_cost_bounds): the elements from offsets[0] rounded
-// down to a lane's share `items`, plus `cost` for every segment's end (range_costs_total), shared
-// out among the grid's warps. The warps of a block take equal shares. The blocks' shares fall with
-// their rank on an SM by `skew` percent from the first rank to the last (SegmentTuning::kAgeSkew):
-// the GPU hands a wave's blocks to the SMs in turn, so that block b is about the
-// (b x ranks / blocks)-th on its SM, and an SM's older blocks run ahead of its younger ones. Built
-// on the host (the ranks' first blocks and weights) and passed to both kernels, which place a cost
-// with one double division and product: the same arithmetic in both.
-__host__ __device__ inline std::size_t range_costs_total(std::size_t first, std::size_t last, std::size_t segments,
-                                                         std::size_t items, std::size_t cost) {
-  return last - first / items * items + cost * segments;
-}
+// down to a lane's share `items`, plus `cost` for every segment's end, shared out among the grid's
+// warps. The warps of a block take equal shares. The blocks' shares fall with their rank on an SM
+// by `skew` percent from the first rank to the last (SegmentTuning::kAgeSkew): the GPU hands a
+// wave's blocks to the SMs in turn, so that block b is about the (b x ranks / blocks)-th on its
+// SM, and an SM's older blocks run ahead of its younger ones. Costs are placed through one double
+// division and product, the same on the host and in both kernels.
 struct RangeCosts {
-  static constexpr unsigned kMaxRanks = 8;
-  std::size_t blocks = 1;               // the grid's
-  unsigned ranks = 1;                   // blocks an SM (1: every block's share the same)
-  std::size_t first[kMaxRanks + 1]{};   // rank r's first range (ranges() for r = ranks)
-  std::size_t before[kMaxRanks + 1]{};  // the weights of the ranges before it
-  std::size_t weight[kMaxRanks]{};      // a range's weight in rank r (every weight positive)
-  double whole = 1;                     // all ranges' weights
+  std::size_t total;   // every range's cost
+  std::size_t blocks;  // the grid's
+  unsigned ranks;      // blocks an SM (1: every block's share the same)
+  unsigned skew;       // percent, at most 100
 
-  RangeCosts() = default;
-  RangeCosts(std::size_t grid_blocks, unsigned blocks_an_sm, unsigned skew_percent) : blocks(grid_blocks) {
-    ranks = skew_percent > 0 && blocks_an_sm > 1 && grid_blocks >= blocks_an_sm ? std::min(blocks_an_sm, kMaxRanks) : 1;
-    const unsigned skew = std::min(skew_percent, 100u);
-    for (unsigned r = 0; r <= ranks; ++r) {
-      first[r] = (std::size_t{r} * blocks + ranks - 1) / ranks * kWarpsPerBlock;  // blocks b with b x ranks / blocks = r
-      if (r < ranks) weight[r] = ranks == 1 ? 1 : 200 * std::size_t{ranks - 1} + std::size_t{skew} * (ranks - 1 - 2 * std::size_t{r}) ;
-      before[r] = r == 0 ? 0 : before[r - 1] + weight[r - 1] * (first[r] - first[r - 1]);
-    }
-    whole = double(before[ranks]);
+  __host__ __device__ RangeCosts(std::size_t first, std::size_t last, std::size_t segments, std::size_t items,
+                                 std::size_t cost, std::size_t grid_blocks, unsigned blocks_an_sm, unsigned skew_percent)
+      : total(last - first / items * items + cost * segments),
+        blocks(grid_blocks),
+        ranks(skew_percent > 0 && blocks_an_sm > 1 && grid_blocks >= blocks_an_sm ? blocks_an_sm : 1),
+        skew(skew_percent) {}
+  __host__ __device__ std::size_t ranges() const { return blocks * kWarpsPerBlock; }
+  // Rank r's weight a block (every weight positive), the first block of rank r, and the weights
+  // of the blocks before block b.
+  __host__ __device__ std::size_t weight(unsigned r) const {
+    return ranks == 1 ? 1 : 200 * std::size_t{ranks - 1} + std::size_t{skew} * (ranks - 1) - 2 * std::size_t{skew} * r;
   }
-  __host__ __device__ std::size_t ranges() const { return first[ranks]; }
-  // Where range q's costs begin, of `total`: 0 for the first, total for q = ranges().
-  __host__ __device__ std::size_t start(std::size_t q, std::size_t total) const {
+  __host__ __device__ std::size_t first_block(unsigned r) const { return (std::size_t{r} * blocks + ranks - 1) / ranks; }
+  __host__ __device__ unsigned rank_of(std::size_t b) const { return static_cast<unsigned>(b * ranks / blocks); }
+  __host__ __device__ std::size_t weights_before(std::size_t b) const {
+    const unsigned r = rank_of(b);
+    std::size_t w = 0;
+    for (unsigned q = 0; q < r; ++q) w += weight(q) * (first_block(q + 1) - first_block(q));
+    return r < ranks ? w + weight(r) * (b - first_block(r)) : w;
+  }
+  // Where range q's costs begin: 0 for the first, total for q = ranges().
+  __host__ __device__ std::size_t start(std::size_t q) const {
     if (q >= ranges()) return total;
-    unsigned r = 0;
-    while (q >= first[r + 1]) ++r;
-    return static_cast<std::size_t>(double(total) * (double(before[r] + (q - first[r]) * weight[r]) / whole));
+    const std::size_t b = q / kWarpsPerBlock, k = q % kWarpsPerBlock;
+    const double whole = double(kWarpsPerBlock * weights_before(blocks));
+    const double at = double(kWarpsPerBlock * weights_before(b) + k * weight(rank_of(b)));
+    return static_cast<std::size_t>(double(total) * (at / whole));
   }
   // The most costs one range holds.
-  std::size_t most(std::size_t total) const {
-    return static_cast<std::size_t>(double(total) * (double(weight[0]) / whole)) + 1;
+  __host__ __device__ std::size_t most() const {
+    return static_cast<std::size_t>(double(total) * (double(weight(0)) / double(kWarpsPerBlock * weights_before(blocks)))) + 1;
   }
-  // The range whose costs hold cost c < total: a guess from its rank's weight, then the starts.
-  __host__ __device__ std::size_t range_of(std::size_t c, std::size_t total) const {
-    const double at = double(c) / double(total) * whole;
+  // The range whose costs hold cost c (c < total): a first guess from its rank's weight, then the
+  // starts themselves.
+  __host__ __device__ std::size_t range_of(std::size_t c) const {
+    const double whole = double(kWarpsPerBlock * weights_before(blocks)), at = double(c) / double(total) * whole;
     unsigned r = 0;
-    while (r + 1 < ranks && double(before[r + 1]) <= at) ++r;
-    const double in_rank = (at - double(before[r])) / double(weight[r]);
-    std::size_t q = first[r] + static_cast<std::size_t>(in_rank > 0 ? in_rank : 0);
+    while (r + 1 < ranks && double(kWarpsPerBlock * weights_before(first_block(r + 1))) <= at) ++r;
+    const double in_rank = (at - double(kWarpsPerBlock * weights_before(first_block(r)))) / double(weight(r));
+    std::size_t q = kWarpsPerBlock * first_block(r) + static_cast<std::size_t>(in_rank > 0 ? in_rank : 0);
     if (q >= ranges()) q = ranges() - 1;
-    while (q + 1 < ranges() && start(q + 1, total) <= c) ++q;
-    while (q > 0 && start(q, total) > c) --q;
+    while (q + 1 < ranges() && start(q + 1) <= c) ++q;
+    while (q > 0 && start(q) > c) --q;
     return q;
   }
 };
@@ -843,7 +845,7 @@ struct RangeCosts {
 template <class Op, class T, bool kAligned, class Policy = SegmentPolicy<T>>
 __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
     segments_balanced(const T* in, const std::int64_t* offsets, std::size_t segments, void* out,
-                      Pieces<typename Op::Acc>* records, const RangeCosts costs) {
+                      Pieces<typename Op::Acc>* records) {
   using Acc = typename Op::Acc;
   using V = Vec16<T>;
   constexpr unsigned kItems = Policy::kItems, kWindow = 32 * kItems, kVecs = kItems * sizeof(T) / 16;
@@ -874,8 +876,8 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
     return;
   }
   const std::size_t origin = first / kItems * kItems, cost = Policy::kSegmentCost;
-  const std::size_t total = range_costs_total(first, last, segments, kItems, cost);
-  const std::size_t t[2] = {costs.start(range, total), costs.start(range + 1, total)};
+  const RangeCosts costs(first, last, segments, kItems, cost, gridDim.x, Policy::kMinBlocks, Policy::kAgeSkew);
+  const std::size_t t[2] = {costs.start(range), costs.start(range + 1)};
   CostBounds<2> bounds;
   if constexpr (Policy::kSharedBounds) {
     // A range ends where the next begins: each warp searches its first bound only (the block's
@@ -1203,13 +1205,15 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
 template <class Op, bool kTimeline = false, bool kPreload = true>
 __global__ void __launch_bounds__(kBlock)
     segments_balanced_finish(const std::int64_t* offsets, std::size_t segments, unsigned items, unsigned cost,
-                             const RangeCosts costs, const Pieces<typename Op::Acc>* records, void* out) {
+                             std::size_t blocks, unsigned blocks_an_sm, unsigned skew,
+                             const Pieces<typename Op::Acc>* records, void* out) {
   using Acc = typename Op::Acc;
   // What depends on the input only is read before the wait: it overlaps the first kernel's end.
   const std::size_t r = (std::size_t{blockIdx.x} * kBlock + threadIdx.x) / 32;
   const std::size_t first = static_cast<std::size_t>(offsets[0]), last = static_cast<std::size_t>(offsets[segments]);
   const std::size_t origin = first / items * items;
-  const std::size_t total = range_costs_total(first, last, segments, items, cost), ranges = costs.ranges();
+  const RangeCosts costs(first, last, segments, items, cost, blocks, blocks_an_sm, skew);
+  const std::size_t ranges = costs.ranges();
 #if __CUDA_ARCH__ >= 900
   cudaGridDependencySynchronize();  // launched early: the records are complete and visible
 #endif
@@ -1230,7 +1234,7 @@ __global__ void __launch_bounds__(kBlock)
   // bounds moved them down. The ranges between have other tails. A segment can span thousands of
   // ranges (the heavy tail's largest): the records are read 16 a lane at once, both fields
   // whatever the tail, rather than a tail and then its partial, one after the other.
-  const std::size_t from = costs.range_of(begin - origin + std::size_t{cost} * s, total);
+  const std::size_t from = costs.range_of(begin - origin + std::size_t{cost} * s);
   constexpr unsigned kBatch = 16;
   Acc acc = Op::identity();
   if (kPreload && (!head || from + 1 >= r)) {  // only the range before can hold a tail of s: as lane 0 below
@@ -1332,7 +1336,8 @@ void plan_balanced(Plan& p, const Shape& s) {
   if (s.n == 0) p.split = static_cast<unsigned>(std::min<std::size_t>(red::ceil_div(s.segments, kBlock), 1024));
   // A range's cost is at most RangeCosts::most; its elements at most that plus one end's cost
   // (where it begins on a segment's end) plus the rounding of its first bound (less than a window).
-  p.chunk = RangeCosts(p.split, Policy::kMinBlocks, Policy::kAgeSkew).most(total) + Policy::kSegmentCost + kWindow;
+  const RangeCosts costs(0, total, 0, 1, 0, p.split, Policy::kMinBlocks, Policy::kAgeSkew);
+  p.chunk = costs.most() + Policy::kSegmentCost + kWindow;
   p.scratch_bytes = std::size_t{p.split} * kWarpsPerBlock * sizeof(Pieces<typename Op::Acc>);
 }
 
@@ -1342,11 +1347,10 @@ void launch_balanced(const BatchedCall& c, const Plan& p) {
   const Shape& s = c.shape;
   const T* in = static_cast<const T*>(c.input);
   auto* records = static_cast<Pieces<typename Op::Acc>*>(c.scratch);
-  const RangeCosts costs(p.split, Policy::kMinBlocks, Policy::kAgeSkew);
   if (p.vector)
-    segments_balanced<Op, T, true, Policy><<<p.split, kBlock, 0, c.stream>>>(in, s.offsets, s.segments, c.output, records, costs);
+    segments_balanced<Op, T, true, Policy><<<p.split, kBlock, 0, c.stream>>>(in, s.offsets, s.segments, c.output, records);
   else
-    segments_balanced<Op, T, false, Policy><<<p.split, kBlock, 0, c.stream>>>(in, s.offsets, s.segments, c.output, records, costs);
+    segments_balanced<Op, T, false, Policy><<<p.split, kBlock, 0, c.stream>>>(in, s.offsets, s.segments, c.output, records);
   cudaLaunchAttribute early{};
   early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   early.val.programmaticStreamSerializationAllowed = 1;
@@ -1357,8 +1361,8 @@ void launch_balanced(const BatchedCall& c, const Plan& p) {
   config.attrs = &early;
   config.numAttrs = Policy::kEarlyFinish && ch07::device_limits<segments_balanced<Op, T, true, Policy>>().programmatic ? 1 : 0;
   CUDA_CHECK(cudaLaunchKernelEx(&config, segments_balanced_finish<Op, Policy::kTimeline, Policy::kPreloadBefore>, s.offsets, s.segments,
-                                Policy::kItems, Policy::kSegmentCost, costs,
-                                static_cast<const Pieces<typename Op::Acc>*>(records), c.output));
+                                Policy::kItems, Policy::kSegmentCost, std::size_t{p.split}, Policy::kMinBlocks,
+                                Policy::kAgeSkew, static_cast<const Pieces<typename Op::Acc>*>(records), c.output));
 }
 
 // The launcher's choice. Rows by their length in 16-byte vectors V: up to 2 a thread per row; up to

@@ -564,8 +564,6 @@ struct SegmentTuning {
                                                 // takes its last from the next warp of its block
                                                 // (half the search's probes, a barrier); false: a
                                                 // warp searches both
-  static constexpr unsigned kAgeSkew = 20;      // percent less cost for an SM's last block than for its
-                                                // first (RangeCosts): the older blocks run ahead
 };
 
 // 16-bit inputs: the same elements are half the bytes, and the warp's fixed work a window (the
@@ -653,7 +651,7 @@ __device__ inline std::size_t warp_segment_after(const std::int64_t* offsets, st
 
 // Where the warps' ranges begin: along the merge of the elements (cost 1 each) and the segments'
 // ends (cost c each, the end of segment s coming right after its last element), range w takes the
-// costs [start(w), start(w + 1)) of RangeCosts. A range's bound at cost t is (i, j): j the first segment whose
+// costs [w x step, (w + 1) x step). A range's bound at cost t is (i, j): j the first segment whose
 // end's cost is past t, and i = t - c x j elements from the origin, but no further than segment
 // j's end (the cost t then falls on that end). The warp finds N bounds at once, 32 probes of each
 // a step, narrowing 31-fold (as warp_segment_after); every lane gets each bound's j and the end of
@@ -776,65 +774,13 @@ __device__ __forceinline__ void copy16_async(void* shared, const void* global, s
 __device__ __forceinline__ void copies_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
 __device__ __forceinline__ void copies_wait_all() { asm volatile("cp.async.wait_group 0;" ::: "memory"); }
 
-// Where each warp's range of costs begins (warp_cost_bounds): the elements from offsets[0] rounded
-// down to a lane's share `items`, plus `cost` for every segment's end, shared out among the grid's
-// warps. The warps of a block take equal shares. The blocks' shares fall with their rank on an SM
-// by `skew` percent from the first rank to the last (SegmentTuning::kAgeSkew): the GPU hands a
-// wave's blocks to the SMs in turn, so that block b is about the (b x ranks / blocks)-th on its
-// SM, and an SM's older blocks run ahead of its younger ones. Costs are placed through one double
-// division and product, the same on the host and in both kernels.
-struct RangeCosts {
-  std::size_t total;   // every range's cost
-  std::size_t blocks;  // the grid's
-  unsigned ranks;      // blocks an SM (1: every block's share the same)
-  unsigned skew;       // percent, at most 100
-
-  __host__ __device__ RangeCosts(std::size_t first, std::size_t last, std::size_t segments, std::size_t items,
-                                 std::size_t cost, std::size_t grid_blocks, unsigned blocks_an_sm, unsigned skew_percent)
-      : total(last - first / items * items + cost * segments),
-        blocks(grid_blocks),
-        ranks(skew_percent > 0 && blocks_an_sm > 1 && grid_blocks >= blocks_an_sm ? blocks_an_sm : 1),
-        skew(skew_percent) {}
-  __host__ __device__ std::size_t ranges() const { return blocks * kWarpsPerBlock; }
-  // Rank r's weight a block (every weight positive), the first block of rank r, and the weights
-  // of the blocks before block b.
-  __host__ __device__ std::size_t weight(unsigned r) const {
-    return ranks == 1 ? 1 : 200 * std::size_t{ranks - 1} + std::size_t{skew} * (ranks - 1) - 2 * std::size_t{skew} * r;
-  }
-  __host__ __device__ std::size_t first_block(unsigned r) const { return (std::size_t{r} * blocks + ranks - 1) / ranks; }
-  __host__ __device__ unsigned rank_of(std::size_t b) const { return static_cast<unsigned>(b * ranks / blocks); }
-  __host__ __device__ std::size_t weights_before(std::size_t b) const {
-    const unsigned r = rank_of(b);
-    std::size_t w = 0;
-    for (unsigned q = 0; q < r; ++q) w += weight(q) * (first_block(q + 1) - first_block(q));
-    return r < ranks ? w + weight(r) * (b - first_block(r)) : w;
-  }
-  // Where range q's costs begin: 0 for the first, total for q = ranges().
-  __host__ __device__ std::size_t start(std::size_t q) const {
-    if (q >= ranges()) return total;
-    const std::size_t b = q / kWarpsPerBlock, k = q % kWarpsPerBlock;
-    const double whole = double(kWarpsPerBlock * weights_before(blocks));
-    const double at = double(kWarpsPerBlock * weights_before(b) + k * weight(rank_of(b)));
-    return static_cast<std::size_t>(double(total) * (at / whole));
-  }
-  // The most costs one range holds.
-  __host__ __device__ std::size_t most() const {
-    return static_cast<std::size_t>(double(total) * (double(weight(0)) / double(kWarpsPerBlock * weights_before(blocks)))) + 1;
-  }
-  // The range whose costs hold cost c (c < total): a first guess from its rank's weight, then the
-  // starts themselves.
-  __host__ __device__ std::size_t range_of(std::size_t c) const {
-    const double whole = double(kWarpsPerBlock * weights_before(blocks)), at = double(c) / double(total) * whole;
-    unsigned r = 0;
-    while (r + 1 < ranks && double(kWarpsPerBlock * weights_before(first_block(r + 1))) <= at) ++r;
-    const double in_rank = (at - double(kWarpsPerBlock * weights_before(first_block(r)))) / double(weight(r));
-    std::size_t q = kWarpsPerBlock * first_block(r) + static_cast<std::size_t>(in_rank > 0 ? in_rank : 0);
-    if (q >= ranges()) q = ranges() - 1;
-    while (q + 1 < ranges() && start(q + 1) <= c) ++q;
-    while (q > 0 && start(q) > c) --q;
-    return q;
-  }
-};
+// The cost of a range (warp_cost_bounds): the elements from offsets[0] rounded down to a lane's
+// share `items`, plus `cost` for every segment's end, shared out among `ranges` warps.
+__host__ __device__ inline std::size_t range_cost_step(std::size_t first, std::size_t last, std::size_t segments,
+                                                       std::size_t items, std::size_t cost, std::size_t ranges) {
+  const std::size_t total = last - first / items * items + cost * segments;
+  return (total + ranges - 1) / ranges;
+}
 
 // A warp's range of elements, window by window: the segments it closes written (one that began in
 // an earlier range left in records[range] instead, with the partial of the segment still open at
@@ -876,8 +822,8 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
     return;
   }
   const std::size_t origin = first / kItems * kItems, cost = Policy::kSegmentCost;
-  const RangeCosts costs(first, last, segments, kItems, cost, gridDim.x, Policy::kMinBlocks, Policy::kAgeSkew);
-  const std::size_t t[2] = {costs.start(range), costs.start(range + 1)};
+  const std::size_t step = range_cost_step(first, last, segments, kItems, cost, std::size_t{gridDim.x} * kWarpsPerBlock);
+  const std::size_t t[2] = {range * step, (range + 1) * step};
   CostBounds<2> bounds;
   if constexpr (Policy::kSharedBounds) {
     // A range ends where the next begins: each warp searches its first bound only (the block's
@@ -905,8 +851,8 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
     const std::size_t i = std::min(t - cost * j, end - origin);
     return origin + i == last ? last : origin + i / kWindow * kWindow;
   };
-  const std::size_t lo = cut(t[0], bounds.j[0], bounds.end[0]);
-  const std::size_t hi = cut(t[1], bounds.j[1], bounds.end[1]);
+  const std::size_t lo = cut(range * step, bounds.j[0], bounds.end[0]);
+  const std::size_t hi = cut((range + 1) * step, bounds.j[1], bounds.end[1]);
   if (lo >= hi) {
     if (lane == 0) records[range] = {kNoSegment, 0, Op::identity(), kNoSegment, Op::identity()};
     return;
@@ -1205,15 +1151,13 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
 template <class Op, bool kTimeline = false, bool kPreload = true>
 __global__ void __launch_bounds__(kBlock)
     segments_balanced_finish(const std::int64_t* offsets, std::size_t segments, unsigned items, unsigned cost,
-                             std::size_t blocks, unsigned blocks_an_sm, unsigned skew,
-                             const Pieces<typename Op::Acc>* records, void* out) {
+                             std::size_t ranges, const Pieces<typename Op::Acc>* records, void* out) {
   using Acc = typename Op::Acc;
   // What depends on the input only is read before the wait: it overlaps the first kernel's end.
   const std::size_t r = (std::size_t{blockIdx.x} * kBlock + threadIdx.x) / 32;
   const std::size_t first = static_cast<std::size_t>(offsets[0]), last = static_cast<std::size_t>(offsets[segments]);
   const std::size_t origin = first / items * items;
-  const RangeCosts costs(first, last, segments, items, cost, blocks, blocks_an_sm, skew);
-  const std::size_t ranges = costs.ranges();
+  const std::size_t step = range_cost_step(first, last, segments, items, cost, ranges);
 #if __CUDA_ARCH__ >= 900
   cudaGridDependencySynchronize();  // launched early: the records are complete and visible
 #endif
@@ -1234,7 +1178,7 @@ __global__ void __launch_bounds__(kBlock)
   // bounds moved them down. The ranges between have other tails. A segment can span thousands of
   // ranges (the heavy tail's largest): the records are read 16 a lane at once, both fields
   // whatever the tail, rather than a tail and then its partial, one after the other.
-  const std::size_t from = costs.range_of(begin - origin + std::size_t{cost} * s);
+  const std::size_t from = (begin - origin + std::size_t{cost} * s) / step;
   constexpr unsigned kBatch = 16;
   Acc acc = Op::identity();
   if (kPreload && (!head || from + 1 >= r)) {  // only the range before can hold a tail of s: as lane 0 below
@@ -1327,17 +1271,16 @@ void plan_balanced(Plan& p, const Shape& s) {
   });
   const std::size_t warps = std::size_t{sm_count()} * occupancy * kWarpsPerBlock * Policy::kWaves;
   // The elements that belong to segments are known on the device only (the kernels share out
-  // their cost exactly, RangeCosts): size the grid for all n, plus the rounding of the
+  // their cost exactly, range_cost_step): size the grid for all n, plus the rounding of the
   // ranges' origin.
   constexpr std::size_t kWindow = 32 * Policy::kItems;
   const std::size_t total = s.n + Policy::kItems + std::size_t{Policy::kSegmentCost} * s.segments;
   const std::size_t per_warp = red::ceil_div(red::ceil_div(total, warps), kWindow) * kWindow;
   p.split = static_cast<unsigned>(red::ceil_div(red::ceil_div(total, per_warp), kWarpsPerBlock));
   if (s.n == 0) p.split = static_cast<unsigned>(std::min<std::size_t>(red::ceil_div(s.segments, kBlock), 1024));
-  // A range's cost is at most RangeCosts::most; its elements at most that plus one end's cost
-  // (where it begins on a segment's end) plus the rounding of its first bound (less than a window).
-  const RangeCosts costs(0, total, 0, 1, 0, p.split, Policy::kMinBlocks, Policy::kAgeSkew);
-  p.chunk = costs.most() + Policy::kSegmentCost + kWindow;
+  // A range's cost is at most the step; its elements at most that plus one end's cost (where it
+  // begins on a segment's end) plus the rounding of its first bound (less than a window).
+  p.chunk = red::ceil_div(total, std::size_t{p.split} * kWarpsPerBlock) + Policy::kSegmentCost + kWindow;
   p.scratch_bytes = std::size_t{p.split} * kWarpsPerBlock * sizeof(Pieces<typename Op::Acc>);
 }
 
@@ -1361,8 +1304,8 @@ void launch_balanced(const BatchedCall& c, const Plan& p) {
   config.attrs = &early;
   config.numAttrs = Policy::kEarlyFinish && ch07::device_limits<segments_balanced<Op, T, true, Policy>>().programmatic ? 1 : 0;
   CUDA_CHECK(cudaLaunchKernelEx(&config, segments_balanced_finish<Op, Policy::kTimeline, Policy::kPreloadBefore>, s.offsets, s.segments,
-                                Policy::kItems, Policy::kSegmentCost, std::size_t{p.split}, Policy::kMinBlocks,
-                                Policy::kAgeSkew, static_cast<const Pieces<typename Op::Acc>*>(records), c.output));
+                                Policy::kItems, Policy::kSegmentCost, std::size_t{p.split} * kWarpsPerBlock,
+                                static_cast<const Pieces<typename Op::Acc>*>(records), c.output));
 }
 
 // The launcher's choice. Rows by their length in 16-byte vectors V: up to 2 a thread per row; up to
@@ -1534,18 +1477,17 @@ inline std::size_t sum_depth(const Plan& p, const Shape& s, std::size_t length, 
       // (a range inside a segment holds a step of elements, less a window at most, and the step is
       // at least the segment's cost shared out)
       // (the deeper of the two policies' chains: SegmentPolicy picks one by the element's size)
-      const auto depth = [&](std::size_t items, std::size_t cost, std::size_t skew) {
+      const auto depth = [&](std::size_t items, std::size_t cost) {
         const std::size_t windows = red::ceil_div(p.chunk, 32 * items);
         const std::size_t warps = std::size_t{p.split} * kWarpsPerBlock;
-        // (the smallest share: the last rank's, RangeCosts)
-        const std::size_t share = (length + cost * s.segments) / warps * (200 - skew) / 200;
+        const std::size_t share = (length + cost * s.segments) / warps;
         const std::size_t window = 32 * items;
         const std::size_t step = std::max<std::size_t>(window + 1, share) - window;
         const std::size_t ranges = red::ceil_div(length, step) + 1;
         return std::min(length, (windows + 1) * items + 4 * warp_tree + 8 + red::ceil_div(ranges, 32));
       };
-      return std::max(depth(SegmentTuning::kItems, SegmentTuning::kSegmentCost, SegmentTuning::kAgeSkew),
-                      depth(SegmentTuning16::kItems, SegmentTuning16::kSegmentCost, SegmentTuning16::kAgeSkew));
+      return std::max(depth(SegmentTuning::kItems, SegmentTuning::kSegmentCost),
+                      depth(SegmentTuning16::kItems, SegmentTuning16::kSegmentCost));
     }
   }
 }

@@ -41,7 +41,7 @@ template <unsigned kItemsV, bool kDoubleBufferV, unsigned kMinBlocksV, bool kStr
           unsigned kWavesV = ch11::SegmentTuning::kWaves, bool kEarlyFinishV = ch11::SegmentTuning::kEarlyFinish,
           unsigned kSegmentCostV = ch11::SegmentTuning::kSegmentCost, bool kStagedLoadsV = ch11::SegmentTuning::kStagedLoads,
           bool kEarlyProbeV = ch11::SegmentTuning::kEarlyProbe, bool kPreloadBeforeV = ch11::SegmentTuning::kPreloadBefore,
-          bool kSharedBoundsV = ch11::SegmentTuning::kSharedBounds, unsigned kAgeSkewV = ch11::SegmentTuning::kAgeSkew>
+          bool kSharedBoundsV = ch11::SegmentTuning::kSharedBounds>
 struct Changed {
   static constexpr unsigned kItems = kItemsV;
   static constexpr bool kDoubleBuffer = kDoubleBufferV;
@@ -55,12 +55,6 @@ struct Changed {
   static constexpr bool kTimeline = false;
   static constexpr bool kPreloadBefore = kPreloadBeforeV;
   static constexpr bool kSharedBounds = kSharedBoundsV;
-  static constexpr unsigned kAgeSkew = kAgeSkewV;
-};
-// The lesson with the blocks' shares skewed by another percentage (RangeCosts).
-template <class Base, unsigned kSkew>
-struct Skewed : Base {
-  static constexpr unsigned kAgeSkew = kSkew;
 };
 using Lesson = ch11::SegmentTuning;
 
@@ -146,8 +140,7 @@ int run() {
   const std::vector<Variant> variants = {
       variant<Lesson>("lesson: 16 a lane, copied into shared memory 512 bytes an instruction, 4 blocks an SM, "
                       "evict-first, one wave, the finish launched early, an end costs 32 elements, the "
-                      "search's first probes loaded at once, the record before a head's loaded with it, a bound searched once a block, "
-                      "an SM's last block's share " + std::to_string(Lesson::kAgeSkew) + "% below its first's"),
+                      "search's first probes loaded at once, the record before a head's loaded with it, a bound searched once a block"),
       variant<Changed<16, false, 4, true, 1, true, 32, false>>("each lane loads its own 16 into registers"),
       variant<Changed<16, false, 4, true, 1, true, 32, false, false>>(
           "into registers, the search's first probes loaded once offsets[0] and offsets[segments] have come"),
@@ -163,10 +156,6 @@ int run() {
       variant<Changed<16, false, 4, true, 1, true, 32, true, true, true, !Lesson::kSharedBounds>>(
           Lesson::kSharedBounds ? "each warp searches both of its range's bounds"
                                 : "each warp searches its first bound, the next warp's is its last (shared memory)"),
-      variant<Skewed<Lesson, 0>>("every block's share the same (no skew by its rank on the SM)"),
-      variant<Skewed<Lesson, 10>>("an SM's last block's share 10% below its first's"),
-      variant<Skewed<Lesson, 30>>("an SM's last block's share 30% below its first's"),
-      variant<Skewed<Lesson, 40>>("an SM's last block's share 40% below its first's"),
       variant<Changed<16, false, 4, true, 2>>("ranges for two waves of blocks"),
       variant<Changed<16, false, 4, true, 4>>("ranges for four waves of blocks"),
       variant<Changed<16, false, 4, true, 1, true, 0>>("ranges of equal elements (an end costs nothing)"),
@@ -184,7 +173,6 @@ int run() {
       variant<Lesson, __half>("f32's lesson: 16 a lane (32 bytes), copied into shared memory, 4 blocks an SM"),
       variant<Changed<16, false, 4, true, 1, true, 32, false>, __half>("16 a lane, each lane loading its own into registers"),
       variant<Changed<32, false, 4, true, 1, true, 32, false>, __half>("32 a lane into registers, held to 4 blocks an SM"),
-      variant<Skewed<Lesson16, 0>, __half>("every block's share the same (no skew by its rank on the SM)"),
   };
 
   const red::L2Scrubber scrubber(dev);

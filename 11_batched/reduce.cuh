@@ -564,9 +564,6 @@ struct SegmentTuning {
                                                 // takes its last from the next warp of its block
                                                 // (half the search's probes, a barrier); false: a
                                                 // warp searches both
-  static constexpr unsigned kGuessPrefetchBytes = 4096;  // bytes asked into L2 before the search,
-                                                         // where the range would begin if the costs
-                                                         // lay evenly (two f32 windows; 0: none)
 };
 
 // 16-bit inputs: the same elements are half the bytes, and the warp's fixed work a window (the
@@ -827,23 +824,6 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
   const std::size_t origin = first / kItems * kItems, cost = Policy::kSegmentCost;
   const std::size_t step = range_cost_step(first, last, segments, kItems, cost, std::size_t{gridDim.x} * kWarpsPerBlock);
   const std::size_t t[2] = {range * step, (range + 1) * step};
-#if __CUDA_ARCH__ >= 900
-  if constexpr (kAligned && Policy::kGuessPrefetchBytes > 0) {
-    // Where the range's elements begin is known only after the search, but where they would begin
-    // if the costs lay evenly along the elements is known now: those bytes asked into L2 at once
-    // keep the memory busy during the search, and the first windows' copies find them there when
-    // the guess is near (even lengths); a guess far off costs only their bytes read in vain.
-    if (lane == 0) {
-      const std::size_t total = step * std::size_t{gridDim.x} * kWarpsPerBlock, span = last - origin;
-      const std::size_t guess = origin + static_cast<std::size_t>(double(t[0]) / double(total) * double(span));
-      constexpr std::size_t kLine = 128 / sizeof(T);  // elements a line
-      const std::size_t from = guess / kLine * kLine;
-      const std::size_t bytes = from < last ? std::min<std::size_t>(Policy::kGuessPrefetchBytes, (last - from) * sizeof(T)) / 16 * 16 : 0;
-      if (bytes > 0)
-        asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(in + from), "r"(static_cast<unsigned>(bytes)) : "memory");
-    }
-  }
-#endif
   CostBounds<2> bounds;
   if constexpr (Policy::kSharedBounds) {
     // A range ends where the next begins: each warp searches its first bound only (the block's

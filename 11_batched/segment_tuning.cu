@@ -55,12 +55,6 @@ struct Changed {
   static constexpr bool kTimeline = false;
   static constexpr bool kPreloadBefore = kPreloadBeforeV;
   static constexpr bool kSharedBounds = kSharedBoundsV;
-  static constexpr unsigned kGuessPrefetchBytes = ch11::SegmentTuning::kGuessPrefetchBytes;
-};
-// The lesson with another number of bytes prefetched where the range is guessed to begin.
-template <class Base, unsigned kBytes>
-struct Prefetching : Base {
-  static constexpr unsigned kGuessPrefetchBytes = kBytes;
 };
 using Lesson = ch11::SegmentTuning;
 
@@ -146,8 +140,7 @@ int run() {
   const std::vector<Variant> variants = {
       variant<Lesson>("lesson: 16 a lane, copied into shared memory 512 bytes an instruction, 4 blocks an SM, "
                       "evict-first, one wave, the finish launched early, an end costs 32 elements, the "
-                      "search's first probes loaded at once, the record before a head's loaded with it, a bound searched once a block, " +
-                      std::to_string(Lesson::kGuessPrefetchBytes) + " bytes prefetched where the range would begin"),
+                      "search's first probes loaded at once, the record before a head's loaded with it, a bound searched once a block"),
       variant<Changed<16, false, 4, true, 1, true, 32, false>>("each lane loads its own 16 into registers"),
       variant<Changed<16, false, 4, true, 1, true, 32, false, false>>(
           "into registers, the search's first probes loaded once offsets[0] and offsets[segments] have come"),
@@ -163,8 +156,6 @@ int run() {
       variant<Changed<16, false, 4, true, 1, true, 32, true, true, true, !Lesson::kSharedBounds>>(
           Lesson::kSharedBounds ? "each warp searches both of its range's bounds"
                                 : "each warp searches its first bound, the next warp's is its last (shared memory)"),
-      variant<Prefetching<Lesson, 0>>("nothing prefetched before the search"),
-      variant<Prefetching<Lesson, 8192>>("8192 bytes prefetched before the search, where the range would begin"),
       variant<Changed<16, false, 4, true, 2>>("ranges for two waves of blocks"),
       variant<Changed<16, false, 4, true, 4>>("ranges for four waves of blocks"),
       variant<Changed<16, false, 4, true, 1, true, 0>>("ranges of equal elements (an end costs nothing)"),
@@ -182,7 +173,6 @@ int run() {
       variant<Lesson, __half>("f32's lesson: 16 a lane (32 bytes), copied into shared memory, 4 blocks an SM"),
       variant<Changed<16, false, 4, true, 1, true, 32, false>, __half>("16 a lane, each lane loading its own into registers"),
       variant<Changed<32, false, 4, true, 1, true, 32, false>, __half>("32 a lane into registers, held to 4 blocks an SM"),
-      variant<Prefetching<Lesson16, 0>, __half>("nothing prefetched before the search"),
   };
 
   const red::L2Scrubber scrubber(dev);

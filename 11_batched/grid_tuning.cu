@@ -175,18 +175,14 @@ template <unsigned kTrip>
 void columns_f16_case(Bench& b, const __half* in, std::size_t L, red::DeviceBuffer& scratch) {
   using Op16 = red::Sum<__half>;
   constexpr unsigned kLesson = ch11::kColumnUnroll<true, __half, float>;
-  const std::size_t rows = kTotal / L, V = L / 8;
+  const std::size_t rows = kTotal / L;
   if (rows < ch11::kFewRows) throw std::logic_error("grid_tuning: the f16 shapes have many rows");
-  std::size_t deep_wanted = 1;
-  while (deep_wanted * 2 <= std::min<std::size_t>(ch11::kColumnBlock, rows / kTrip)) deep_wanted *= 2;
-  const auto across = static_cast<unsigned>(
-      std::max<std::size_t>(1, std::min<std::size_t>(V, std::max<std::size_t>(32, ch11::kColumnBlock / deep_wanted))));
-  const std::size_t deep = ch11::kColumnBlock / across, blocks_x = std::max<std::size_t>(1, red::ceil_div(V, across));
   const auto kernel = ch11::columns_tiled<Op16, __half, true, kTrip>;
   const std::size_t shared = ch11::columns_tree_bytes<float>(8);
   const std::size_t resident = std::size_t{ch11::sm_count()} * ch11::blocks_per_sm<ch11::kColumnBlock>(kernel, shared);
-  const auto split = static_cast<unsigned>(std::min<std::size_t>(
-      {std::max<std::size_t>(1, resident / blocks_x), std::max<std::size_t>(1, rows / (deep * kTrip)), 65535}));
+  const ch11::ColumnTiles tiles = ch11::column_tiles(rows, L / 8, kTrip, resident);
+  const unsigned across = tiles.across, split = tiles.split;
+  const std::size_t blocks_x = tiles.strips;
   if (scratch.bytes() < ch11::tickets_bytes(blocks_x) + std::size_t{split} * L * 4)
     throw std::logic_error("grid_tuning: scratch too small");
   auto* tickets = static_cast<unsigned*>(scratch.get());

@@ -1308,6 +1308,30 @@ void launch_balanced(const BatchedCall& c, const Plan& p) {
                                 static_cast<const Pieces<typename Op::Acc>*>(records), c.output));
 }
 
+// How a columns call's tiles lie, for `rows` rows of `vectors` vectors with `trip` rows in flight a
+// thread, given the blocks of the kernel the GPU holds at once (`resident`): P vectors across a
+// block, at least 32 (512 contiguous bytes a warp) when the row has them and more when the rows
+// are too few to give every thread a full trip down them; R = kColumnBlock / P rows deep; the
+// strips of P vectors across the row; and the chunks of each strip, one wave of blocks in all but
+// no more than full trips of the block's rows allow.
+struct ColumnTiles {
+  unsigned across, split;
+  std::size_t deep, strips;
+};
+inline ColumnTiles column_tiles(std::size_t rows, std::size_t vectors, unsigned trip, std::size_t resident) {
+  std::size_t deep_wanted = 1;
+  while (deep_wanted * 2 <= std::min<std::size_t>(kColumnBlock, rows / trip)) deep_wanted *= 2;
+  ColumnTiles t;
+  t.across = static_cast<unsigned>(
+      std::max<std::size_t>(1, std::min<std::size_t>(vectors, std::max<std::size_t>(32, kColumnBlock / deep_wanted))));
+  t.deep = kColumnBlock / t.across;
+  t.strips = std::max<std::size_t>(1, red::ceil_div(vectors, t.across));
+  const std::size_t wanted = std::max<std::size_t>(1, resident / t.strips);   // one wave
+  const std::size_t most = std::max<std::size_t>(1, rows / (t.deep * trip));  // a full trip each
+  t.split = static_cast<unsigned>(std::min<std::size_t>({wanted, most, 65535}));
+  return t;
+}
+
 // The launcher's choice. Rows by their length in 16-byte vectors V: up to 2 a thread per row; up to
 // 512 a group of lanes with about two vectors each (at most a warp); longer, a block per row, or
 // several when the rows are too few to fill the GPU in one wave. Columns: chunks of rows enough to
@@ -1349,9 +1373,10 @@ Plan plan(const BatchedCall& c) {
   } else if (s.layout == Layout::columns) {
     // A few rows of very many columns: a thread per column already fills the GPU, every thread's
     // loads down its column are independent and a warp's are 128 contiguous bytes, and there is no
-    // meeting of threads to wait for. Measured on the H200 (f32 sum, B x L = 2^26) it is ahead of
-    // the tiles from 64 to 128 rows and far behind once the columns are fewer than the GPU's
-    // threads (chapter 11's README).
+    // meeting of threads to wait for. In the H200's benchmark before the launcher chose it (f32
+    // sum, B x L = 2^26) it was ahead of the tiles at 64 rows and far behind once the columns were
+    // fewer than the GPU's threads (chapter 11's README); the bound on the rows is kFewRows, the
+    // tiles' own for few rows, not a measured crossover.
     if (p.strategy == Strategy::automatic)
       p.strategy = sizeof(T) == 4 && sizeof(Acc) == 4 && s.rows <= kFewRows &&
                            s.cols >= resident_blocks<kBlock, columns_naive<Op, T>>() * kBlock
@@ -1360,23 +1385,16 @@ Plan plan(const BatchedCall& c) {
     if (p.strategy == Strategy::columns_tiled) {
       p.vector = s.cols % kCount == 0 && s.stride % kCount == 0 && aligned;
       const std::size_t V = s.cols / (p.vector ? kCount : 1);
-      // At least 32 vectors across (512 contiguous bytes a warp) when the row has them; more when
-      // the rows are too few to give every thread a full trip down them.
-      std::size_t deep_wanted = 1;
       p.trip = !p.vector ? kColumnUnroll<false, T, Acc> : s.rows < kFewRows ? kFewRowsUnroll : kColumnUnroll<true, T, Acc>;
-      const std::size_t unroll = p.trip;
-      while (deep_wanted * 2 <= std::min<std::size_t>(kColumnBlock, s.rows / unroll)) deep_wanted *= 2;
-      p.across = static_cast<unsigned>(
-          std::max<std::size_t>(1, std::min<std::size_t>(V, std::max<std::size_t>(32, kColumnBlock / deep_wanted))));
-      const std::size_t deep = kColumnBlock / p.across, blocks_x = std::max<std::size_t>(1, red::ceil_div(V, p.across));
       const std::size_t resident =
           !p.vector ? resident_blocks<kColumnBlock, columns_tiled<Op, T, false>, columns_tree_bytes<Acc>(1)>()
           : p.trip == kFewRowsUnroll
               ? resident_blocks<kColumnBlock, columns_tiled<Op, T, true, kFewRowsUnroll>, columns_tree_bytes<Acc>(kCount)>()
               : resident_blocks<kColumnBlock, columns_tiled<Op, T, true>, columns_tree_bytes<Acc>(kCount)>();
-      const std::size_t wanted = std::max<std::size_t>(1, resident / blocks_x);         // one wave
-      const std::size_t most = std::max<std::size_t>(1, s.rows / (deep * unroll));  // a full trip each
-      p.split = static_cast<unsigned>(std::min<std::size_t>({wanted, most, 65535}));
+      const ColumnTiles tiles = column_tiles(s.rows, V, p.trip, resident);
+      p.across = tiles.across;
+      p.split = tiles.split;
+      const std::size_t deep = tiles.deep, blocks_x = tiles.strips;
       // Block k of a strip takes tiles k, k + K, k + 2K, ... of trip x deep rows (the chunk, its
       // rows, interleaved with the other blocks' tiles): at most this many rows.
       const std::size_t tile = p.trip * deep;

@@ -35,7 +35,6 @@
 
 namespace {
 
-
 // The lesson's policy with one choice changed.
 template <unsigned kItemsV, bool kDoubleBufferV, unsigned kMinBlocksV, bool kStreamingLoadsV = true,
           unsigned kWavesV = ch11::SegmentTuning::kWaves, bool kEarlyFinishV = ch11::SegmentTuning::kEarlyFinish,

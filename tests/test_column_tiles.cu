@@ -1,0 +1,35 @@
+// Chapter 11's columns launcher lays its tiles out on the host (ch11::column_tiles), and its grid
+// experiment plans its alternatives with the same function: tested here without a GPU.
+#include <doctest/doctest.h>
+
+#include "11_batched/reduce.cuh"
+
+TEST_CASE("11_batched: column_tiles spans the row with 32 vectors or more, one wave of chunks, full trips") {
+  SUBCASE("narrow rows: every vector across, the block deep down the rows, one wave of chunks") {
+    const ch11::ColumnTiles t = ch11::column_tiles(std::size_t{1} << 23, 2, 8, 264);
+    CHECK(t.across == 2);
+    CHECK(t.deep == ch11::kColumnBlock / 2);
+    CHECK(t.strips == 1);
+    CHECK(t.split == 264);
+  }
+  SUBCASE("wide rows: 32 vectors across (512 bytes a warp), a chunk for every strip the wave holds") {
+    const ch11::ColumnTiles t = ch11::column_tiles(std::size_t{1} << 16, 256, 8, 264);
+    CHECK(t.across == 32);
+    CHECK(t.deep == ch11::kColumnBlock / 32);
+    CHECK(t.strips == 8);
+    CHECK(t.split == 33);
+  }
+  SUBCASE("few rows: wider blocks, so that every thread has a full trip; no more chunks than trips") {
+    const ch11::ColumnTiles t = ch11::column_tiles(64, std::size_t{1} << 18, 8, 264);
+    CHECK(t.across == ch11::kColumnBlock / 8);
+    CHECK(t.deep == 8);
+    CHECK(t.strips == (std::size_t{1} << 18) / t.across);
+    CHECK(t.split == 1);
+  }
+  SUBCASE("a row shorter than a block's width: one strip of it") {
+    const ch11::ColumnTiles t = ch11::column_tiles(10, 3, 4, 264);
+    CHECK(t.across == 3);
+    CHECK(t.strips == 1);
+    CHECK(t.split == 1);
+  }
+}

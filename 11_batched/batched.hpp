@@ -68,6 +68,15 @@ inline std::size_t outputs(const Shape& s) {
 inline std::size_t result_bytes(red::Op) { return 4; }
 // Elements the reductions read: rows x cols, or n.
 inline std::size_t elements_read(const Shape& s) { return s.layout == Layout::segments ? s.n : s.rows * s.cols; }
+// The bytes a call's GB/s counts, the least it must move: its input read once plus the results
+// written (4 bytes each). A segmented call's input is its elements and its segments + 1 int64
+// offsets, counted as CUB's own segmented-reduce benchmark counts them
+// (cub/benchmarks/bench/segmented_reduce/variable_base.cuh in NVIDIA/cccl: the offsets among the
+// global memory reads); rows and columns have no offsets.
+inline std::size_t counted_bytes(const Shape& s, std::size_t element_bytes) {
+  const std::size_t offsets = s.layout == Layout::segments ? (s.segments + 1) * sizeof(std::int64_t) : 0;
+  return elements_read(s) * element_bytes + offsets + outputs(s) * result_bytes(red::Op::sum);
+}
 // Elements the input spans: (rows - 1) x stride + cols, or n.
 inline std::size_t input_elements(const Shape& s) {
   if (s.layout == Layout::segments) return s.n;

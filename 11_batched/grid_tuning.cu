@@ -8,7 +8,10 @@
 //  - Columns (columns_tiled at the launcher's width and number of chunks): the lesson's chunks of
 //    interleaved tiles with 8 rows in flight a thread, against one run of rows a chunk, with 4
 //    rows in flight and with 8, and against 2, 4 and 8 times the lesson's chunks (more blocks
-//    than one wave holds, and more partials for the last block of a strip to combine).
+//    than one wave holds, and more partials for the last block of a strip to combine); and the
+//    lesson's tiles with 4 or 6 rows in flight at 4 or 3 blocks an SM, and 8 at 3, against its
+//    8 at 2 (more threads to hide the latency, fewer registers each); and strips 8 vectors wide
+//    instead of 32, so that fewer chunks (at L = 8192 none) fill the GPU.
 //  - f16 columns: the lesson's rows in flight a thread for 16-bit inputs against the other of 4
 //    and 8, each planned as the launcher plans its kernel.
 // Every variant is timed as the benchmark times a call (common/timing.hpp, the steady state,
@@ -168,6 +171,32 @@ void columns_case(Bench& b, const float* in, std::size_t L, red::DeviceBuffer& s
   more_chunks(8);
 }
 
+// The lesson's interleaved tiles with kTrip rows in flight a thread and kMinBlocks blocks of it an
+// SM (the register cap that takes: 64 for 2, 40 for 3, 32 for 4; ptxas spills what does not fit),
+// planned as the launcher plans its own kernel: more threads an SM against more loads each.
+template <unsigned kTrip, unsigned kMinBlocks>
+void columns_occupancy_case(Bench& b, const float* in, std::size_t L, red::DeviceBuffer& scratch) {
+  const std::size_t rows = kTotal / L;
+  const auto kernel = ch11::columns_tiled<Op, float, true, kTrip, true, kMinBlocks>;
+  const std::size_t shared = ch11::columns_tree_bytes<float>(4);
+  const unsigned per_sm = ch11::blocks_per_sm<ch11::kColumnBlock>(kernel, shared);
+  const ch11::ColumnTiles tiles = ch11::column_tiles(rows, L / 4, kTrip, std::size_t{ch11::sm_count()} * per_sm);
+  if (scratch.bytes() < ch11::tickets_bytes(tiles.strips) + std::size_t{tiles.split} * L * 4)
+    throw std::logic_error("grid_tuning: scratch too small");
+  auto* tickets = static_cast<unsigned*>(scratch.get());
+  auto* partials = reinterpret_cast<float*>(static_cast<unsigned char*>(scratch.get()) + ch11::tickets_bytes(tiles.strips));
+  cudaFuncAttributes attributes{};
+  CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
+  b.time("columns, L = " + std::to_string(L),
+         "interleaved tiles, " + std::to_string(kTrip) + " rows in flight, " + std::to_string(per_sm) + " blocks an SM (" +
+             std::to_string(attributes.numRegs) + " registers, " + std::to_string(attributes.localSizeBytes) +
+             " bytes spilled a thread; " + std::to_string(tiles.split) + " chunks)",
+         L, float(rows), [&] {
+           kernel<<<dim3(static_cast<unsigned>(tiles.strips), tiles.split), ch11::kColumnBlock, shared, b.stream.get()>>>(
+               in, rows, L, L, tiles.across, 0, b.out.get(), tickets, partials);
+         });
+}
+
 // f16 columns of a [2^26 / L, L] matrix with kTrip rows in flight a thread, planned as the launcher
 // plans its own kernel (the width, the depth and one wave of chunks of interleaved tiles): the
 // lesson's number of rows in flight for 16-bit inputs against the other.
@@ -198,6 +227,31 @@ void columns_f16_case(Bench& b, const __half* in, std::size_t L, red::DeviceBuff
          2);
 }
 
+// The lesson's kernel on strips only `across` vectors wide (8: 128 bytes of each row, a whole line;
+// the launcher takes at least 32, 512 bytes): more strips, so fewer chunks fill the GPU, and with
+// one the strips need no partials and no ticket.
+void columns_narrow_case(Bench& b, const float* in, std::size_t L, unsigned across, red::DeviceBuffer& scratch) {
+  const std::size_t rows = kTotal / L, vectors = L / 4;
+  const auto kernel = ch11::columns_tiled<Op, float, true>;
+  const std::size_t shared = ch11::columns_tree_bytes<float>(4);
+  constexpr unsigned kTrip = ch11::kColumnUnroll<true, float, float>;
+  const std::size_t resident = std::size_t{ch11::sm_count()} * ch11::blocks_per_sm<ch11::kColumnBlock>(kernel, shared);
+  const std::size_t strips = red::ceil_div(vectors, std::size_t{across}), deep = ch11::kColumnBlock / across;
+  const unsigned split = static_cast<unsigned>(
+      std::min<std::size_t>({std::max<std::size_t>(1, resident / strips), std::max<std::size_t>(1, rows / (deep * kTrip)), 65535}));
+  if (scratch.bytes() < ch11::tickets_bytes(strips) + std::size_t{split} * L * 4)
+    throw std::logic_error("grid_tuning: scratch too small");
+  auto* tickets = static_cast<unsigned*>(scratch.get());
+  auto* partials = reinterpret_cast<float*>(static_cast<unsigned char*>(scratch.get()) + ch11::tickets_bytes(strips));
+  b.time("columns, L = " + std::to_string(L),
+         "interleaved tiles, 8 rows in flight, strips " + std::to_string(across) + " vectors wide (" +
+             std::to_string(strips) + " strips, " + std::to_string(split) + " chunks)",
+         L, float(rows), [&] {
+           kernel<<<dim3(static_cast<unsigned>(strips), split), ch11::kColumnBlock, shared, b.stream.get()>>>(
+               in, rows, L, L, across, 0, b.out.get(), tickets, partials);
+         });
+}
+
 int run() {
   const red::DeviceInfo dev = red::query_device();
   const red::L2Scrubber scrubber(dev);
@@ -212,8 +266,15 @@ int run() {
   rows_case<4, 2, 2>(b, x, 32);
   rows_case<16, 2, 2>(b, x, 128);
   rows_case<32, 8, 1>(b, x, 1024);
-  for (std::size_t L : {std::size_t{8}, std::size_t{32}, std::size_t{128}, std::size_t{1024}, std::size_t{65536}})
+  for (std::size_t L : {std::size_t{8}, std::size_t{32}, std::size_t{128}, std::size_t{1024}, std::size_t{8192},
+                        std::size_t{65536}})
     columns_case(b, x, L, scratch);
+  for (std::size_t L : {std::size_t{8}, std::size_t{128}, std::size_t{1024}, std::size_t{8192}}) {
+    columns_occupancy_case<4, 4>(b, x, L, scratch);
+    columns_occupancy_case<6, 3>(b, x, L, scratch);
+    columns_occupancy_case<8, 3>(b, x, L, scratch);
+  }
+  for (std::size_t L : {std::size_t{1024}, std::size_t{8192}}) columns_narrow_case(b, x, L, 8, scratch);
   const std::vector<std::uint16_t> ones_f16(kTotal, 0x3C00);  // 1.0 in binary16
   in.upload(ones_f16.data(), kTotal * 2);
   const auto* h = static_cast<const __half*>(in.get());

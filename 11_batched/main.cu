@@ -9,7 +9,8 @@
 // segments one per segment, from a file of segments + 1 little-endian int64 offsets or generated.
 // Every result is checked against a float64 reference with the chapter's bound; the report gives
 // the results checked, the worst error as a fraction of its bound, pass or fail, the time per call
-// (steady state, common/timing.hpp) and the GB/s (input read once plus the results written).
+// (steady state, common/timing.hpp) and the GB/s (counted_bytes: the input read once, a segmented
+// call's offsets with its elements, plus the results written).
 // Exit codes: 0 passed, 1 a result failed its check, 2 bad arguments or shape, 3 no GPU, 4 a CUDA error.
 #include <cstdio>
 #include <exception>
@@ -121,14 +122,13 @@ int run(const Options& opt) {
   const ch11::BatchCheck check = ch11::check_all(host, shape, offsets, op, plan, got);
 
   std::optional<red::L2Scrubber> scrubber;
-  const std::size_t read_bytes = ch11::elements_read(shape) * red::size_of(t);
-  if (!red::l2_resident(read_bytes, dev)) scrubber.emplace(dev);
+  const std::size_t counted = ch11::counted_bytes(shape, red::size_of(t));
+  if (!red::l2_resident(counted, dev)) scrubber.emplace(dev);
   red::TimingConfig cfg;
   cfg.repetitions = opt.repeat;
   cfg.scrubber = scrubber ? &*scrubber : nullptr;
   const red::Timing timing = red::time_on_stream([&] { ch11::run(c); }, stream.get(), cfg);
-  const double bytes = static_cast<double>(read_bytes + results * 4);
-  const double gbps = bytes / (timing.median_us * 1e3);
+  const double gbps = static_cast<double>(counted) / (timing.median_us * 1e3);
   const bool passed = check.failed == 0;
   const std::size_t segments = ch11::outputs(shape);
   const std::size_t length = shape.layout == ch11::Layout::rows      ? shape.cols

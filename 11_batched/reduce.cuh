@@ -276,6 +276,13 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
+// The GPU's global timer, in nanoseconds (the timeline experiments' stamps).
+__device__ __forceinline__ unsigned long long global_timer() {
+  unsigned long long now;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  return now;
+}
+
 // ---- columns --------------------------------------------------------------------------------------------
 //
 // A block of kColumnBlock threads lays P threads across the row (P = min(vectors per row, 32): a
@@ -333,12 +340,38 @@ constexpr std::size_t columns_tree_bytes(std::size_t count) {
 template <class Op, bool kVector>
 constexpr bool kVectorPartials = kVector && 16 % sizeof(typename Op::Acc) == 0;
 
+// Where a columns call's time goes, for 11_batched_column_timeline (column_timeline.cu): with
+// kTimeline, thread 0 of each block of columns_tiled writes the GPU's global timer (ns) at these
+// points into column_timeline[blockIdx.y x gridDim.x + blockIdx.x] (a device array the experiment
+// sets; none: nothing is written). The lesson's kernels compile every stamp out.
+struct ColumnTimeline {
+  enum Point : unsigned {
+    entry,       // the block has begun
+    loads_done,  // thread 0's last trip has been added (its share of the strip is read)
+    met,         // the block's columns have met (the tree is done: every thread's loads are in)
+    ticket,      // the block has its ticket (chunked strips), or has written its results
+    finished,    // the strip's last block has combined the partials and written the results
+  };
+  unsigned long long at[5];
+  unsigned sm;    // the SM the block ran on
+  unsigned last;  // 1: this block combined its strip's partials
+};
+static __device__ ColumnTimeline* column_timeline = nullptr;
+template <bool kTimeline>
+__device__ __forceinline__ void mark_column_time(ColumnTimeline::Point point) {
+  if constexpr (kTimeline) {
+    if (threadIdx.x != 0 || column_timeline == nullptr) return;
+    column_timeline[std::size_t{blockIdx.y} * gridDim.x + blockIdx.x].at[point] = global_timer();
+  }
+}
+
 // The block's strip of a [rows, vectors x kCount] matrix (row stride `stride` elements): vectors
 // v0 to v0 + P - 1 across, rows [first, last) down, in tiles of kTrip x R rows (a trip of every
 // thread): each tile, or with tile_step K the first and then every K-th (the tiles between are
 // other blocks'). On return, the threads with y == 0 hold their columns' results in acc. Starts
 // and ends with the shared tree free.
-template <class Op, class T, bool kVector, unsigned kTrip = kColumnUnroll<kVector, T, typename Op::Acc>>
+template <class Op, class T, bool kVector, unsigned kTrip = kColumnUnroll<kVector, T, typename Op::Acc>,
+          bool kTimeline = false>
 __device__ void column_strip(const T* in, std::size_t first, std::size_t last, std::size_t vectors, std::size_t stride,
                              unsigned P, std::size_t v0, typename Op::Acc (&acc)[kVector ? Vec16<T>::kCount : 1],
                              typename Op::Acc* tree, std::size_t tile_step = 1) {
@@ -377,6 +410,7 @@ __device__ void column_strip(const T* in, std::size_t first, std::size_t last, s
     for (; r + (kTrip - 1) * R < last; r += step) trip(r, std::false_type{});
     if (r < last) trip(r, std::true_type{});
   }
+  mark_column_time<kTimeline>(ColumnTimeline::loads_done);
   // The R threads of a column meet. First within a warp: its 32 / P threads of each column, by
   // shuffles (no barrier). Then across the warps, in a fixed tree in shared memory: all kCount
   // columns at once when their accumulators fit (columns_tree_bytes), else one at a time.
@@ -430,11 +464,16 @@ __device__ void finish_column_strip(const typename Op::Acc* partials, unsigned c
 // row (then the partials, 256 bytes on).
 inline std::size_t tickets_bytes(std::size_t count) { return red::ceil_div(count * sizeof(unsigned), 256) * 256; }
 
-// chunk_rows: the rows of a chunk that is one run of rows (kInterleaved false, the experiment's
-// alternative).
+// Blocks of the columns kernel an SM holds (its register cap: kColumnUnroll says why).
+template <class T, class Acc, bool kVector>
+constexpr unsigned kColumnMinBlocks = kVector || sizeof(Acc) > 4 ? 2 : 4;
+// chunk_rows: the rows of a chunk that is one run of rows (kInterleaved false, the grid
+// experiment's alternative); kMinBlocks other than the lesson's, its other alternatives; kTimeline:
+// the stamps of ColumnTimeline, for the timeline experiment.
 template <class Op, class T, bool kVector, unsigned kTrip = kColumnUnroll<kVector, T, typename Op::Acc>,
-          bool kInterleaved = true>
-__global__ void __launch_bounds__(kColumnBlock, kVector || sizeof(typename Op::Acc) > 4 ? 2 : 4)
+          bool kInterleaved = true, unsigned kMinBlocks = kColumnMinBlocks<T, typename Op::Acc, kVector>,
+          bool kTimeline = false>
+__global__ void __launch_bounds__(kColumnBlock, kMinBlocks)
     columns_tiled(const T* in, std::size_t rows, std::size_t cols, std::size_t stride, unsigned across,
                   std::size_t chunk_rows, void* out, unsigned* tickets, typename Op::Acc* partials) {
   using Acc = typename Op::Acc;
@@ -444,27 +483,42 @@ __global__ void __launch_bounds__(kColumnBlock, kVector || sizeof(typename Op::A
   const unsigned P = across;
   const std::size_t vectors = cols / kCount, v0 = std::size_t{blockIdx.x} * P;
   Acc acc[kCount];
+  mark_column_time<kTimeline>(ColumnTimeline::entry);
+  if constexpr (kTimeline) {
+    if (threadIdx.x == 0 && column_timeline != nullptr)
+      asm volatile("mov.u32 %0, %%smid;" : "=r"(column_timeline[std::size_t{blockIdx.y} * gridDim.x + blockIdx.x].sm));
+  }
   if constexpr (kInterleaved) {
     const std::size_t tile = std::size_t{kTrip} * (kColumnBlock / P);
-    column_strip<Op, T, kVector, kTrip>(in, std::size_t{blockIdx.y} * tile, rows, vectors, stride, P, v0, acc, tree, gridDim.y);
+    column_strip<Op, T, kVector, kTrip, kTimeline>(in, std::size_t{blockIdx.y} * tile, rows, vectors, stride, P, v0, acc,
+                                                   tree, gridDim.y);
   } else {
     const std::size_t first = std::size_t{blockIdx.y} * chunk_rows, last = std::min(rows, first + chunk_rows);
-    column_strip<Op, T, kVector, kTrip>(in, first, last, vectors, stride, P, v0, acc, tree);
+    column_strip<Op, T, kVector, kTrip, kTimeline>(in, first, last, vectors, stride, P, v0, acc, tree);
   }
+  mark_column_time<kTimeline>(ColumnTimeline::met);
   const std::size_t v = v0 + threadIdx.x;  // for the threads with y == 0
   const bool holds = threadIdx.x < P && v < vectors;
   if (gridDim.y == 1) {
     if (holds)
 #pragma unroll
       for (unsigned j = 0; j < kCount; ++j) store_result<Op>(out, v * kCount + j, acc[j]);
+    mark_column_time<kTimeline>(ColumnTimeline::ticket);
     return;
   }
   if (holds)
 #pragma unroll
     for (unsigned j = 0; j < kCount; ++j) partials[std::size_t{blockIdx.y} * cols + v * kCount + j] = acc[j];
-  if (!last_to_arrive(tickets + blockIdx.x, gridDim.y)) return;
+  const bool last = last_to_arrive(tickets + blockIdx.x, gridDim.y);
+  mark_column_time<kTimeline>(ColumnTimeline::ticket);
+  if (!last) return;
   const std::size_t c_lo = v0 * kCount, c_hi = std::min(cols, (v0 + P) * kCount);
   finish_column_strip<Op, kVectorPartials<Op, kVector>>(partials, gridDim.y, cols, c_lo, c_hi, out, tree);
+  mark_column_time<kTimeline>(ColumnTimeline::finished);
+  if constexpr (kTimeline) {
+    if (threadIdx.x == 0 && column_timeline != nullptr)
+      column_timeline[std::size_t{blockIdx.y} * gridDim.x + blockIdx.x].last = 1;
+  }
 }
 
 // The baseline: a thread per column walks down every row, one element at a time (also the
@@ -550,6 +604,13 @@ struct SegmentTuning {
   static constexpr bool kEarlyProbe = true;     // the cost search's first probes loaded with offsets[0]
                                                 // and offsets[segments], one trip to memory before
                                                 // the others (false: once those have come)
+  static constexpr bool kGuessProbe = false;    // true: those first probes placed around where the
+                                                // bound would lie if every segment cost the same
+                                                // (GuessedProbes), so that where the bound lies among
+                                                // them the search goes on from one spacing, not from
+                                                // all the segments: two trips to memory fewer for
+                                                // 2^21 segments. The tuning experiment times it; no
+                                                // published run has, so the lesson keeps false
   static constexpr bool kStagedLoads = true;    // a window's elements copied into shared memory
                                                 // (cp.async), each copy 512 contiguous bytes a warp,
                                                 // then read from there by the lanes (StagedWindow);
@@ -604,9 +665,7 @@ template <bool kTimeline>
 __device__ __forceinline__ void mark_time(std::size_t range, SegmentTimeline::Point point) {
   if constexpr (kTimeline) {
     if (threadIdx.x % 32 != 0 || segment_timeline == nullptr) return;
-    unsigned long long now;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-    segment_timeline[range].at[point] = now;
+    segment_timeline[range].at[point] = global_timer();
   }
 }
 
@@ -668,11 +727,31 @@ struct CostBounds {
 __device__ inline std::size_t first_probe(std::size_t segments) {
   return std::min<std::size_t>(std::size_t{threadIdx.x % 32} * ((segments + 30) / 31), segments);
 }
+// SegmentTuning::kGuessProbe: for bound q, lane l probes segment c[q] (nondecreasing in l, at most
+// `segments`), loaded before the search as e[q] = offsets[c[q] + 1] (anything where c[q] ==
+// segments). Uniform lengths put a bound within a few hundred segments of the guess for 2^21
+// segments; the heavy tail's big segment moves most bounds far from it, and the search then goes
+// on from the side of the probes where the bound lies.
+template <unsigned N>
+struct GuessedProbes {
+  std::size_t c[N];
+  std::size_t e[N];
+};
+// guessed_probe: the segment this lane probes for the bound where range `range` begins: the guess,
+// range x segments / ranges, from 16 spacings below it (lane 0) to 15 above (lane 31), within
+// [0, segments]. Doubles, not 64-bit integer division, which sm_90 does in software.
+__device__ inline std::size_t guessed_probe(std::size_t range, std::size_t ranges, std::size_t segments) {
+  const double spacing = std::max(1.0, floor(sqrt(static_cast<double>(segments)) / 4));
+  const double guess = floor(static_cast<double>(range) * (static_cast<double>(segments) / static_cast<double>(ranges)));
+  const double c = guess + (static_cast<double>(threadIdx.x % 32) - 16) * spacing;
+  return static_cast<std::size_t>(std::min(static_cast<double>(segments), std::max(0.0, c)));
+}
 template <unsigned N>
 __device__ __forceinline__ CostBounds<N> warp_cost_bounds(const std::int64_t* offsets, std::size_t segments,
                                                           std::size_t last, std::size_t origin, std::size_t cost,
                                                           const std::size_t (&t)[N], bool have_first_end,
-                                                          std::size_t first_end) {
+                                                          std::size_t first_end,
+                                                          const GuessedProbes<N>* guessed = nullptr) {
   const unsigned lane = threadIdx.x % 32;
   std::size_t a[N];
   CostBounds<N> b;  // each answer in [a, b.j]
@@ -681,6 +760,25 @@ __device__ __forceinline__ CostBounds<N> warp_cost_bounds(const std::int64_t* of
     a[q] = 0;
     b.j[q] = segments;
     b.end[q] = last;
+  }
+  if (guessed != nullptr) {  // the guessed probes bracket the bound, or it lies below or above them all
+#pragma unroll
+    for (unsigned q = 0; q < N; ++q) {
+      const std::size_t c = guessed->c[q];
+      const bool past = c >= segments || guessed->e[q] - origin + cost * (c + 1) > t[q];
+      const unsigned ballot = __ballot_sync(0xffffffffu, past);
+      const unsigned k = ballot ? __ffs(ballot) - 1 : 31;
+      const std::size_t ck = __shfl_sync(0xffffffffu, c, k), ek = __shfl_sync(0xffffffffu, guessed->e[q], k);
+      const std::size_t before = __shfl_sync(0xffffffffu, c, k == 0 ? 0 : k - 1);
+      if (ballot == 0) {  // past none of them: above lane 31's
+        a[q] = ck + 1;
+      } else {
+        if (k > 0) a[q] = before + 1;
+        b.j[q] = ck;
+        b.end[q] = ck >= segments ? last : ek;
+      }
+    }
+    have_first_end = false;
   }
   for (bool first_step = have_first_end;; first_step = false) {
     bool searching = false;
@@ -813,8 +911,21 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
   const std::size_t range = std::size_t{blockIdx.x} * kWarpsPerBlock + threadIdx.x / 32;  // this warp's
   mark_time<Policy::kTimeline>(range, SegmentTimeline::entry);
   const std::size_t probe = first_probe(segments);  // the cost search's first probe, loaded at once
-  const std::size_t first_end =
-      Policy::kEarlyProbe && probe < segments ? static_cast<std::size_t>(offsets[probe + 1]) : 0;
+  constexpr bool kGuess = Policy::kGuessProbe && Policy::kEarlyProbe;  // guessed probes are loaded early
+  const std::size_t first_end = Policy::kEarlyProbe && !kGuess && probe < segments
+                                    ? static_cast<std::size_t>(offsets[probe + 1])
+                                    : 0;
+  // Or the guessed probes of this warp's first bound, and of its last where it searches that too.
+  const std::size_t ranges = std::size_t{gridDim.x} * kWarpsPerBlock;
+  const bool searches_last = !Policy::kSharedBounds || threadIdx.x / 32 + 1 == kWarpsPerBlock;
+  [[maybe_unused]] GuessedProbes<2> guessed{};
+  if constexpr (kGuess) {
+#pragma unroll
+    for (unsigned q = 0; q < 2; ++q) {
+      guessed.c[q] = q == 0 || searches_last ? guessed_probe(range + q, ranges, segments) : segments;
+      guessed.e[q] = guessed.c[q] < segments ? static_cast<std::size_t>(offsets[guessed.c[q] + 1]) : 0;
+    }
+  }
   const std::size_t first = static_cast<std::size_t>(offsets[0]), last = static_cast<std::size_t>(offsets[segments]);
   if (first == last) {
     for (std::size_t s = std::size_t{blockIdx.x} * kBlock + threadIdx.x; s < segments; s += std::size_t{gridDim.x} * kBlock)
@@ -822,7 +933,7 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
     return;
   }
   const std::size_t origin = first / kItems * kItems, cost = Policy::kSegmentCost;
-  const std::size_t step = range_cost_step(first, last, segments, kItems, cost, std::size_t{gridDim.x} * kWarpsPerBlock);
+  const std::size_t step = range_cost_step(first, last, segments, kItems, cost, ranges);
   const std::size_t t[2] = {range * step, (range + 1) * step};
   CostBounds<2> bounds;
   if constexpr (Policy::kSharedBounds) {
@@ -832,16 +943,20 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
     const unsigned w = threadIdx.x / 32;
     if (w + 1 < kWarpsPerBlock) {
       const std::size_t t1[1] = {t[0]};
-      const CostBounds<1> b = warp_cost_bounds(offsets, segments, last, origin, cost, t1, Policy::kEarlyProbe, first_end);
+      const GuessedProbes<1> guessed1{{guessed.c[0]}, {guessed.e[0]}};
+      const CostBounds<1> b = warp_cost_bounds(offsets, segments, last, origin, cost, t1, Policy::kEarlyProbe, first_end,
+                                               kGuess ? &guessed1 : nullptr);
       if (lane == 0) block_j[w] = b.j[0], block_end[w] = b.end[0];
     } else {
-      const CostBounds<2> b = warp_cost_bounds(offsets, segments, last, origin, cost, t, Policy::kEarlyProbe, first_end);
+      const CostBounds<2> b = warp_cost_bounds(offsets, segments, last, origin, cost, t, Policy::kEarlyProbe, first_end,
+                                               kGuess ? &guessed : nullptr);
       if (lane == 0) block_j[w] = b.j[0], block_end[w] = b.end[0], block_j[w + 1] = b.j[1], block_end[w + 1] = b.end[1];
     }
     __syncthreads();
     bounds = {{block_j[w], block_j[w + 1]}, {block_end[w], block_end[w + 1]}};
   } else {
-    bounds = warp_cost_bounds(offsets, segments, last, origin, cost, t, Policy::kEarlyProbe, first_end);
+    bounds = warp_cost_bounds(offsets, segments, last, origin, cost, t, Policy::kEarlyProbe, first_end,
+                              kGuess ? &guessed : nullptr);
   }
   mark_time<Policy::kTimeline>(range, SegmentTimeline::bounds);
   // The range's elements [lo, hi): the bounds rounded down to a whole window from the origin (so
@@ -1467,6 +1582,32 @@ void with_lanes(unsigned lanes, F&& f) {
   }
 }
 
+// The tiled columns kernel of plan p (kTimeline: with ColumnTimeline's stamps). Its grid: a block
+// per strip of p.across vectors (or columns) across, p.split chunks of each.
+template <class Op, class T, bool kTimeline = false>
+void launch_columns_tiled(const BatchedCall& c, const Plan& p) {
+  using Acc = typename Op::Acc;
+  constexpr unsigned kMin = kColumnMinBlocks<T, Acc, true>;
+  constexpr unsigned kMinScalar = kColumnMinBlocks<T, Acc, false>;
+  const Shape& s = c.shape;
+  const T* in = static_cast<const T*>(c.input);
+  auto* tickets = static_cast<unsigned*>(c.scratch);
+  auto* partials = reinterpret_cast<Acc*>(static_cast<unsigned char*>(c.scratch) + p.zeroed_scratch_bytes);
+  const std::size_t kc = p.vector ? Vec16<T>::kCount : 1;
+  const dim3 grid(static_cast<unsigned>(red::ceil_div(s.cols / kc, p.across)), p.split);
+  const std::size_t shared = columns_tree_bytes<Acc>(kc);
+  if (p.vector && p.trip == kFewRowsUnroll)
+    columns_tiled<Op, T, true, kFewRowsUnroll, true, kMin, kTimeline><<<grid, kColumnBlock, shared, c.stream>>>(
+        in, s.rows, s.cols, s.stride, p.across, p.chunk, c.output, tickets, partials);
+  else if (p.vector)
+    columns_tiled<Op, T, true, kColumnUnroll<true, T, Acc>, true, kMin, kTimeline><<<grid, kColumnBlock, shared, c.stream>>>(
+        in, s.rows, s.cols, s.stride, p.across, p.chunk, c.output, tickets, partials);
+  else
+    columns_tiled<Op, T, false, kColumnUnroll<false, T, Acc>, true, kMinScalar, kTimeline>
+        <<<grid, kColumnBlock, shared, c.stream>>>(in, s.rows, s.cols, s.stride, p.across, p.chunk, c.output, tickets,
+                                                   partials);
+}
+
 // The longest chain of roundings one result of `length` elements goes through (sums; the tests'
 // and the program's error bound): a lane's share added serially, the loaded vector, the trees of
 // the group or block, and the partials of a split row, a chunked column or a long segment.
@@ -1543,23 +1684,9 @@ void launch(const BatchedCall& c) {
       }
       break;
     }
-    case Strategy::columns_tiled: {
-      auto* tickets = static_cast<unsigned*>(c.scratch);
-      auto* partials = reinterpret_cast<Acc*>(static_cast<unsigned char*>(c.scratch) + p.zeroed_scratch_bytes);
-      const std::size_t kc = p.vector ? Vec16<T>::kCount : 1;
-      const dim3 grid(static_cast<unsigned>(red::ceil_div(s.cols / kc, p.across)), p.split);
-      const std::size_t shared = columns_tree_bytes<Acc>(kc);
-      if (p.vector && p.trip == kFewRowsUnroll)
-        columns_tiled<Op, T, true, kFewRowsUnroll><<<grid, kColumnBlock, shared, c.stream>>>(
-            in, s.rows, s.cols, s.stride, p.across, p.chunk, c.output, tickets, partials);
-      else if (p.vector)
-        columns_tiled<Op, T, true><<<grid, kColumnBlock, shared, c.stream>>>(in, s.rows, s.cols, s.stride, p.across, p.chunk,
-                                                                             c.output, tickets, partials);
-      else
-        columns_tiled<Op, T, false><<<grid, kColumnBlock, shared, c.stream>>>(in, s.rows, s.cols, s.stride, p.across, p.chunk,
-                                                                              c.output, tickets, partials);
+    case Strategy::columns_tiled:
+      launch_columns_tiled<Op, T>(c, p);
       break;
-    }
     case Strategy::columns_naive:
       columns_naive<Op, T><<<static_cast<unsigned>(red::ceil_div(s.cols, kBlock)), kBlock, 0, c.stream>>>(in, s.rows, s.cols,
                                                                                                   s.stride, c.output);

@@ -64,8 +64,9 @@ struct SegmentInput {
     c.stream = stream;
     return c;
   }
-  // The bytes a call's GB/s counts: the input read once plus the results written.
-  double bytes() const { return n * double(red::size_of(host.dtype)) + segments * 4.0; }
+  // The bytes a call's GB/s counts (counted_bytes): the elements and the offsets read once plus
+  // the results written.
+  double bytes() const { return static_cast<double>(counted_bytes(shape(), red::size_of(host.dtype))); }
 };
 
 // "| <first> | uniform, mean 32 | ... |" and its rule, "|<rule>---:|...|".

@@ -18,12 +18,12 @@
 // 3 no GPU, 4 a CUDA error.
 #include <algorithm>
 #include <cstdio>
-#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "11_batched/segment_experiment.hpp"
+#include "11_batched/timeline_experiment.hpp"
 #include "command_line.hpp"
 #include "device_info.hpp"
 #include "runner.hpp"
@@ -38,11 +38,7 @@ struct Stamped : ch11::SegmentTuning {
 using Point = ch11::SegmentTimeline::Point;
 constexpr int kCalls = 5;
 
-// The q-quantile of v (nearest rank, common/timing.hpp).
-double quantile(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
-  return red::percentile(v, q);
-}
+using ch11::quantile;
 
 // One stamped call's figures, in the order of kRows.
 std::vector<double> figures(const std::vector<ch11::SegmentTimeline>& t, double call_us, double gbps) {
@@ -108,7 +104,7 @@ std::vector<double> figures(const std::vector<ch11::SegmentTimeline>& t, double 
 constexpr std::size_t kPerWindowRow = 7;
 const char* const kRows[] = {
     "the call, between events around it (us)",
-    "GB/s (the input read once plus the results written)",
+    "GB/s (the elements and the offsets read once plus the results written)",
     "cost search done: median warp",
     "cost search done: last warp",
     "first segment found: median warp",
@@ -131,12 +127,10 @@ int run() {
   const red::DeviceInfo dev = red::query_device();
   const red::L2Scrubber scrubber(dev);
   red::Stream stream;
-  red::Event before, after;
   std::vector<std::vector<double>> columns;
   bool same = true;
   for (const ch11::ExperimentShape& shape : ch11::kExperimentShapes) {
     const ch11::SegmentInput input(shape);
-    const std::size_t segments = input.segments;
     ch11::Plan p;
     p.vector = true;
     ch11::plan_balanced<Op, float, Stamped>(p, input.shape());
@@ -144,45 +138,31 @@ int run() {
     const ch11::BatchedCall c = input.call(scratch, stream.get());
     const std::size_t ranges = std::size_t{p.split} * ch11::kWarpsPerBlock;
     red::DeviceBuffer stamps(ranges * sizeof(ch11::SegmentTimeline));
-    std::vector<ch11::SegmentTimeline> host_stamps(ranges);
-    std::vector<float> unstamped(segments), stamped(segments);
-    std::vector<std::vector<double>> calls;
-    for (int call = 0; call < 3 + kCalls; ++call) {
-      const bool stamp = call >= 3;
-      ch11::SegmentTimeline* where = stamp ? static_cast<ch11::SegmentTimeline*>(stamps.get()) : nullptr;
+    ch11::StampedCalls calls;
+    calls.stamp = [&](bool on) {
+      ch11::SegmentTimeline* where = on ? static_cast<ch11::SegmentTimeline*>(stamps.get()) : nullptr;
       CUDA_CHECK(cudaMemcpyToSymbol(ch11::segment_timeline, &where, sizeof where));
       CUDA_CHECK(cudaMemsetAsync(stamps.get(), 0, stamps.bytes(), stream.get()));
-      scrubber.scrub(stream.get());
-      CUDA_CHECK(cudaEventRecord(before.get(), stream.get()));
-      ch11::launch_balanced<Op, float, Stamped>(c, p);
-      CUDA_CHECK(cudaGetLastError());
-      CUDA_CHECK(cudaEventRecord(after.get(), stream.get()));
-      CUDA_CHECK(cudaStreamSynchronize(stream.get()));
-      float ms = 0;
-      CUDA_CHECK(cudaEventElapsedTime(&ms, before.get(), after.get()));
-      std::vector<float>& results = stamp ? stamped : unstamped;
-      input.out.download(results.data(), results.size() * 4);
-      if (!stamp) continue;
-      if (std::memcmp(stamped.data(), unstamped.data(), segments * 4) != 0) {
-        std::fprintf(stderr, "%s mean %zu: a stamped call's results differ from an unstamped call's\n", shape.name,
-                     shape.mean);
-        same = false;
-      }
+    };
+    calls.call = [&] { ch11::launch_balanced<Op, float, Stamped>(c, p); };
+    calls.results = [&] {
+      std::vector<unsigned char> got(input.segments * 4);
+      input.out.download(got.data(), got.size());
+      return got;
+    };
+    calls.figures = [&](double us) {
+      std::vector<ch11::SegmentTimeline> host_stamps(ranges);
       stamps.download(host_stamps.data(), stamps.bytes());
-      const double us = ms * 1e3;
-      calls.push_back(figures(host_stamps, us, input.bytes() / us / 1e3));
+      return figures(host_stamps, us, input.bytes() / us / 1e3);
+    };
+    bool shape_same = true;
+    columns.push_back(ch11::median_figures(calls, scrubber, stream, 3, kCalls, shape_same));
+    if (!shape_same) {
+      std::fprintf(stderr, "%s mean %zu: a stamped call's results differ from an unstamped call's\n", shape.name,
+                   shape.mean);
+      same = false;
     }
-    std::vector<double> column;
-    for (std::size_t row = 0; row < std::size(kRows); ++row) {
-      std::vector<double> v;
-      for (const auto& f : calls) v.push_back(f[row]);
-      std::sort(v.begin(), v.end());
-      column.push_back(red::median(v));
-    }
-    columns.push_back(column);
   }
-  ch11::SegmentTimeline* none = nullptr;
-  CUDA_CHECK(cudaMemcpyToSymbol(ch11::segment_timeline, &none, sizeof none));
   std::printf(
       "# Where the balanced segments kernel's time goes: f32 sum, microseconds from the first warp's start\n\n");
   std::printf("Device: %s. Each figure is the median over %d calls, each cold (the L2 scrubbed before it), of that "

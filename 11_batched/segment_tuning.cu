@@ -10,7 +10,8 @@
 // occupancy, or for the waves it asks for) and is
 // timed as the benchmark times a call (common/timing.hpp, the steady state, cold). Each changes
 // the order of additions, so its results must agree with the lesson's within a rounding bound.
-// It prints a table of GB/s (the input read once plus the results written), the lesson's first.
+// It prints a table of GB/s (the elements and the offsets read once plus the results written,
+// counted_bytes), the lesson's first.
 // results/h200/experiments/segment_tuning.md holds the H200's output.
 //
 //   11_batched_segment_tuning
@@ -40,7 +41,7 @@ template <unsigned kItemsV, bool kDoubleBufferV, unsigned kMinBlocksV, bool kStr
           unsigned kWavesV = ch11::SegmentTuning::kWaves, bool kEarlyFinishV = ch11::SegmentTuning::kEarlyFinish,
           unsigned kSegmentCostV = ch11::SegmentTuning::kSegmentCost, bool kStagedLoadsV = ch11::SegmentTuning::kStagedLoads,
           bool kEarlyProbeV = ch11::SegmentTuning::kEarlyProbe, bool kPreloadBeforeV = ch11::SegmentTuning::kPreloadBefore,
-          bool kSharedBoundsV = ch11::SegmentTuning::kSharedBounds>
+          bool kSharedBoundsV = ch11::SegmentTuning::kSharedBounds, bool kGuessProbeV = ch11::SegmentTuning::kGuessProbe>
 struct Changed {
   static constexpr unsigned kItems = kItemsV;
   static constexpr bool kDoubleBuffer = kDoubleBufferV;
@@ -54,6 +55,7 @@ struct Changed {
   static constexpr bool kTimeline = false;
   static constexpr bool kPreloadBefore = kPreloadBeforeV;
   static constexpr bool kSharedBounds = kSharedBoundsV;
+  static constexpr bool kGuessProbe = kGuessProbeV;
 };
 using Lesson = ch11::SegmentTuning;
 
@@ -135,11 +137,16 @@ bool table(const std::vector<Variant>& variants, red::DType dtype, const red::L2
 int run() {
   const red::DeviceInfo dev = red::query_device();
   // Changed<items, two arrays, blocks an SM, evict-first, waves, early finish, end's cost, staged
-  // copies, early probe, the record before a head's loaded with it, bounds passed on in the block>
+  // copies, early probe, the record before a head's loaded with it, bounds passed on in the block,
+  // first probes around a guess>
   const std::vector<Variant> variants = {
       variant<Lesson>("lesson: 16 a lane, copied into shared memory 512 bytes an instruction, 4 blocks an SM, "
                       "evict-first, one wave, the finish launched early, an end costs 32 elements, the "
-                      "search's first probes loaded at once, the record before a head's loaded with it, a bound searched once a block"),
+                      "search's first probes around a guess and loaded at once, the record before a head's loaded with it, "
+                      "a bound searched once a block"),
+      variant<Changed<16, false, 4, true, 1, true, 32, true, true, true, true, !Lesson::kGuessProbe>>(
+          Lesson::kGuessProbe ? "the search's first probes spread over all the segments (no guess)"
+                              : "the search's first probes around where the bound would lie if every segment cost the same"),
       variant<Changed<16, false, 4, true, 1, true, 32, false>>("each lane loads its own 16 into registers"),
       variant<Changed<16, false, 4, true, 1, true, 32, false, false>>(
           "into registers, the search's first probes loaded once offsets[0] and offsets[segments] have come"),
@@ -172,13 +179,16 @@ int run() {
       variant<Lesson, __half>("f32's lesson: 16 a lane (32 bytes), copied into shared memory, 4 blocks an SM"),
       variant<Changed<16, false, 4, true, 1, true, 32, false>, __half>("16 a lane, each lane loading its own into registers"),
       variant<Changed<32, false, 4, true, 1, true, 32, false>, __half>("32 a lane into registers, held to 4 blocks an SM"),
+      variant<Changed<32, false, 3, true, 1, true, 32, false, true, true, true, !Lesson16::kGuessProbe>, __half>(
+          Lesson16::kGuessProbe ? "the lesson for 16-bit inputs, the search's first probes spread over all the segments (no guess)"
+                                : "the lesson for 16-bit inputs, the search's first probes around a guess"),
   };
 
   const red::L2Scrubber scrubber(dev);
   red::Stream stream;
   std::printf("# The balanced segments kernel's choices, one changed at a time (with the register cap it needs): "
               "sums, GB/s\n\n");
-  std::printf("Device: %s. Steady state, cold (common/timing.hpp), the input read once plus the results written.\n\n",
+  std::printf("Device: %s. Steady state, cold (common/timing.hpp), the elements and the offsets read once plus the results written.\n\n",
               dev.name.c_str());
   std::printf("**f32**\n\n");
   bool agree = table(variants, red::DType::f32, scrubber, stream);

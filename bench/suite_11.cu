@@ -96,14 +96,13 @@ void register_case(Op op, DType t, ch11::Shape shape, std::vector<std::int64_t> 
     };
     tc.call();
     CUDA_CHECK(cudaStreamSynchronize(stream));
-    const std::size_t results = ch11::outputs(shape);
     const std::vector<std::byte> got = r->prepared->results();
     if (!(k.cub && op == Op::max)) {  // CUB's max has its own NaN rule (baselines.cuh)
       const ch11::BatchCheck check = ch11::check_all(r->data->host, shape, *shared_offsets, op, plan, got);
       if (check.failed) tc.wrong = check.first_failure;
     }
     tc.elements = static_cast<double>(n);
-    tc.bytes = static_cast<double>(n * size_of(t) + results * 4);
+    tc.bytes = static_cast<double>(ch11::counted_bytes(shape, size_of(t)));
     tc.repetitions = repetitions;
     tc.variant_of = k.variant_of;
     tc.counters["layout_id"] = layout_id(shape.layout);

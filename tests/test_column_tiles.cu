@@ -1,5 +1,6 @@
 // Chapter 11's columns launcher lays its tiles out on the host (ch11::column_tiles), and its grid
-// experiment plans its alternatives with the same function: tested here without a GPU.
+// experiment plans its alternatives with the same function; the bytes its GB/s counts come from one
+// function too (counted_bytes): both tested here without a GPU.
 #include <doctest/doctest.h>
 
 #include "11_batched/reduce.cuh"
@@ -32,4 +33,23 @@ TEST_CASE("11_batched: column_tiles spans the row with 32 vectors or more, one w
     CHECK(t.strips == 1);
     CHECK(t.split == 1);
   }
+}
+
+TEST_CASE("11_batched: counted_bytes counts the input read once (a segmented call's offsets too) and the results") {
+  ch11::Shape rows;
+  rows.layout = ch11::Layout::rows;
+  rows.rows = 1000;
+  rows.cols = 8;
+  rows.stride = 12;  // the padding is not read, so not counted
+  CHECK(ch11::counted_bytes(rows, 4) == 1000 * 8 * 4 + 1000 * 4);
+  ch11::Shape columns = rows;
+  columns.layout = ch11::Layout::columns;
+  CHECK(ch11::counted_bytes(columns, 2) == 1000 * 8 * 2 + 8 * 4);
+  ch11::Shape segments;
+  segments.layout = ch11::Layout::segments;
+  segments.n = 5000;
+  segments.segments = 100;  // 101 int64 offsets
+  CHECK(ch11::counted_bytes(segments, 4) == 5000 * 4 + 101 * 8 + 100 * 4);
+  segments.segments = 0;  // one offset, still read
+  CHECK(ch11::counted_bytes(segments, 2) == 5000 * 2 + 8);
 }

@@ -916,10 +916,10 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
                                     ? static_cast<std::size_t>(offsets[probe + 1])
                                     : 0;
   // Or the guessed probes of this warp's first bound, and of its last where it searches that too.
-  const std::size_t ranges = std::size_t{gridDim.x} * kWarpsPerBlock;
-  const bool searches_last = !Policy::kSharedBounds || threadIdx.x / 32 + 1 == kWarpsPerBlock;
   [[maybe_unused]] GuessedProbes<2> guessed{};
   if constexpr (kGuess) {
+    const std::size_t ranges = std::size_t{gridDim.x} * kWarpsPerBlock;
+    const bool searches_last = !Policy::kSharedBounds || threadIdx.x / 32 + 1 == kWarpsPerBlock;
 #pragma unroll
     for (unsigned q = 0; q < 2; ++q) {
       guessed.c[q] = q == 0 || searches_last ? guessed_probe(range + q, ranges, segments) : segments;
@@ -933,7 +933,7 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
     return;
   }
   const std::size_t origin = first / kItems * kItems, cost = Policy::kSegmentCost;
-  const std::size_t step = range_cost_step(first, last, segments, kItems, cost, ranges);
+  const std::size_t step = range_cost_step(first, last, segments, kItems, cost, std::size_t{gridDim.x} * kWarpsPerBlock);
   const std::size_t t[2] = {range * step, (range + 1) * step};
   CostBounds<2> bounds;
   if constexpr (Policy::kSharedBounds) {

@@ -140,10 +140,11 @@ int run() {
   // copies, early probe, the record before a head's loaded with it, bounds passed on in the block,
   // first probes around a guess>
   const std::vector<Variant> variants = {
-      variant<Lesson>("lesson: 16 a lane, copied into shared memory 512 bytes an instruction, 4 blocks an SM, "
-                      "evict-first, one wave, the finish launched early, an end costs 32 elements, the "
-                      "search's first probes around a guess and loaded at once, the record before a head's loaded with it, "
-                      "a bound searched once a block"),
+      variant<Lesson>(std::string("lesson: 16 a lane, copied into shared memory 512 bytes an instruction, 4 blocks an SM, "
+                                  "evict-first, one wave, the finish launched early, an end costs 32 elements, the "
+                                  "search's first probes ") +
+                      (Lesson::kGuessProbe ? "around a guess and " : "") +
+                      "loaded at once, the record before a head's loaded with it, a bound searched once a block"),
       variant<Changed<16, false, 4, true, 1, true, 32, true, true, true, true, !Lesson::kGuessProbe>>(
           Lesson::kGuessProbe ? "the search's first probes spread over all the segments (no guess)"
                               : "the search's first probes around where the bound would lie if every segment cost the same"),

@@ -604,8 +604,8 @@ struct SegmentTuning {
   static constexpr bool kEarlyProbe = true;     // the cost search's first probes loaded with offsets[0]
                                                 // and offsets[segments], one trip to memory before
                                                 // the others (false: once those have come)
-  static constexpr bool kGuessProbe = false;    // true: those first probes placed around where the
-                                                // bound would lie if every segment cost the same
+  static constexpr bool kGuessProbe = false;    // true: with those, probes around where the bound
+                                                // would lie if every segment cost the same
                                                 // (GuessedProbes), so that where the bound lies among
                                                 // them the search goes on from one spacing, not from
                                                 // all the segments: two trips to memory fewer for
@@ -730,8 +730,8 @@ __device__ inline std::size_t first_probe(std::size_t segments) {
 // SegmentTuning::kGuessProbe: for bound q, lane l probes segment c[q] (nondecreasing in l, at most
 // `segments`), loaded before the search as e[q] = offsets[c[q] + 1] (anything where c[q] ==
 // segments). Uniform lengths put a bound within a few hundred segments of the guess for 2^21
-// segments; the heavy tail's big segment moves most bounds far from it, and the search then goes
-// on from the side of the probes where the bound lies.
+// segments; the heavy tail's big segment moves most bounds far from it, and those searches take
+// the usual first step instead, whose probes were loaded with the guess's.
 template <unsigned N>
 struct GuessedProbes {
   std::size_t c[N];
@@ -746,7 +746,7 @@ __device__ inline std::size_t guessed_probe(std::size_t range, std::size_t range
   const double c = guess + (static_cast<double>(threadIdx.x % 32) - 16) * spacing;
   return static_cast<std::size_t>(std::min(static_cast<double>(segments), std::max(0.0, c)));
 }
-template <unsigned N>
+template <unsigned N, bool kGuessed = false>
 __device__ __forceinline__ CostBounds<N> warp_cost_bounds(const std::int64_t* offsets, std::size_t segments,
                                                           std::size_t last, std::size_t origin, std::size_t cost,
                                                           const std::size_t (&t)[N], bool have_first_end,
@@ -761,24 +761,29 @@ __device__ __forceinline__ CostBounds<N> warp_cost_bounds(const std::int64_t* of
     b.j[q] = segments;
     b.end[q] = last;
   }
-  if (guessed != nullptr) {  // the guessed probes bracket the bound, or it lies below or above them all
+  [[maybe_unused]] bool preloaded[N];  // kGuessed: whether bound q's first step's probes are first_end
+  if constexpr (kGuessed) {
+#pragma unroll
+    for (unsigned q = 0; q < N; ++q) preloaded[q] = have_first_end;
+    // Where the guessed probes bracket the bound (lane k the first past it, k > 0, or lane 0's
+    // probe segment 0), the search goes on between lanes k - 1 and k. Where the bound lies below
+    // lane 0's probe or above lane 31's, the guess is dropped, and the first step is the usual
+    // one (first_end, loaded with the guess): a miss costs no trip to memory.
 #pragma unroll
     for (unsigned q = 0; q < N; ++q) {
       const std::size_t c = guessed->c[q];
       const bool past = c >= segments || guessed->e[q] - origin + cost * (c + 1) > t[q];
       const unsigned ballot = __ballot_sync(0xffffffffu, past);
-      const unsigned k = ballot ? __ffs(ballot) - 1 : 31;
+      const unsigned k = ballot ? __ffs(ballot) - 1 : 0;
       const std::size_t ck = __shfl_sync(0xffffffffu, c, k), ek = __shfl_sync(0xffffffffu, guessed->e[q], k);
       const std::size_t before = __shfl_sync(0xffffffffu, c, k == 0 ? 0 : k - 1);
-      if (ballot == 0) {  // past none of them: above lane 31's
-        a[q] = ck + 1;
-      } else {
-        if (k > 0) a[q] = before + 1;
+      if (ballot != 0 && (k > 0 || ck == 0)) {
+        a[q] = k > 0 ? before + 1 : 0;
         b.j[q] = ck;
         b.end[q] = ck >= segments ? last : ek;
+        preloaded[q] = false;
       }
     }
-    have_first_end = false;
   }
   for (bool first_step = have_first_end;; first_step = false) {
     bool searching = false;
@@ -789,7 +794,9 @@ __device__ __forceinline__ CostBounds<N> warp_cost_bounds(const std::int64_t* of
 #pragma unroll
     for (unsigned q = 0; q < N; ++q) {  // every probe's load issued before any is used
       c[q] = std::min(a[q] + lane * ((b.j[q] - a[q] + 30) / 31), b.j[q]);
-      e[q] = c[q] >= segments ? last : first_step ? first_end : static_cast<std::size_t>(offsets[c[q] + 1]);
+      bool first = first_step;
+      if constexpr (kGuessed) first = first && preloaded[q];
+      e[q] = c[q] >= segments ? last : first ? first_end : static_cast<std::size_t>(offsets[c[q] + 1]);
     }
 #pragma unroll
     for (unsigned q = 0; q < N; ++q) {
@@ -912,9 +919,8 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
   mark_time<Policy::kTimeline>(range, SegmentTimeline::entry);
   const std::size_t probe = first_probe(segments);  // the cost search's first probe, loaded at once
   constexpr bool kGuess = Policy::kGuessProbe && Policy::kEarlyProbe;  // guessed probes are loaded early
-  const std::size_t first_end = Policy::kEarlyProbe && !kGuess && probe < segments
-                                    ? static_cast<std::size_t>(offsets[probe + 1])
-                                    : 0;
+  const std::size_t first_end =
+      Policy::kEarlyProbe && probe < segments ? static_cast<std::size_t>(offsets[probe + 1]) : 0;
   // Or the guessed probes of this warp's first bound, and of its last where it searches that too.
   [[maybe_unused]] GuessedProbes<2> guessed{};
   if constexpr (kGuess) {
@@ -944,19 +950,19 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
     if (w + 1 < kWarpsPerBlock) {
       const std::size_t t1[1] = {t[0]};
       const GuessedProbes<1> guessed1{{guessed.c[0]}, {guessed.e[0]}};
-      const CostBounds<1> b = warp_cost_bounds(offsets, segments, last, origin, cost, t1, Policy::kEarlyProbe, first_end,
-                                               kGuess ? &guessed1 : nullptr);
+      const CostBounds<1> b = warp_cost_bounds<1, kGuess>(offsets, segments, last, origin, cost, t1, Policy::kEarlyProbe,
+                                                          first_end, &guessed1);
       if (lane == 0) block_j[w] = b.j[0], block_end[w] = b.end[0];
     } else {
-      const CostBounds<2> b = warp_cost_bounds(offsets, segments, last, origin, cost, t, Policy::kEarlyProbe, first_end,
-                                               kGuess ? &guessed : nullptr);
+      const CostBounds<2> b = warp_cost_bounds<2, kGuess>(offsets, segments, last, origin, cost, t, Policy::kEarlyProbe,
+                                                          first_end, &guessed);
       if (lane == 0) block_j[w] = b.j[0], block_end[w] = b.end[0], block_j[w + 1] = b.j[1], block_end[w + 1] = b.end[1];
     }
     __syncthreads();
     bounds = {{block_j[w], block_j[w + 1]}, {block_end[w], block_end[w + 1]}};
   } else {
-    bounds = warp_cost_bounds(offsets, segments, last, origin, cost, t, Policy::kEarlyProbe, first_end,
-                              kGuess ? &guessed : nullptr);
+    bounds = warp_cost_bounds<2, kGuess>(offsets, segments, last, origin, cost, t, Policy::kEarlyProbe, first_end,
+                                         &guessed);
   }
   mark_time<Policy::kTimeline>(range, SegmentTimeline::bounds);
   // The range's elements [lo, hi): the bounds rounded down to a whole window from the origin (so

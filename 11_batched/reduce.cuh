@@ -607,9 +607,9 @@ struct SegmentTuning {
   static constexpr bool kGuessProbe = false;    // true: with those, probes around where the bound
                                                 // would lie if every segment cost the same
                                                 // (GuessedProbes), so that where the bound lies among
-                                                // them the search goes on from one spacing, not from
-                                                // all the segments: two trips to memory fewer for
-                                                // 2^21 segments. The tuning experiment times it; no
+                                                // them one more step of the search ends it: 2 trips
+                                                // to memory in all instead of 5 for 2^21 segments of
+                                                // uniform lengths. The tuning experiment times it; no
                                                 // published run has, so the lesson keeps false
   static constexpr bool kStagedLoads = true;    // a window's elements copied into shared memory
                                                 // (cp.async), each copy 512 contiguous bytes a warp,
@@ -739,9 +739,11 @@ struct GuessedProbes {
 };
 // guessed_probe: the segment this lane probes for the bound where range `range` begins: the guess,
 // range x segments / ranges, from 16 spacings below it (lane 0) to 15 above (lane 31), within
-// [0, segments]. Doubles, not 64-bit integer division, which sm_90 does in software.
+// [0, segments]. The spacing is sqrt(segments) / 4, but at most 31, so that one more step of the
+// search ends it where the probes bracket the bound. Doubles, not 64-bit integer division, which
+// sm_90 does in software.
 __device__ inline std::size_t guessed_probe(std::size_t range, std::size_t ranges, std::size_t segments) {
-  const double spacing = std::max(1.0, floor(sqrt(static_cast<double>(segments)) / 4));
+  const double spacing = std::max(1.0, std::min(31.0, floor(sqrt(static_cast<double>(segments)) / 4)));
   const double guess = floor(static_cast<double>(range) * (static_cast<double>(segments) / static_cast<double>(ranges)));
   const double c = guess + (static_cast<double>(threadIdx.x % 32) - 16) * spacing;
   return static_cast<std::size_t>(std::min(static_cast<double>(segments), std::max(0.0, c)));

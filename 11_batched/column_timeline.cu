@@ -40,6 +40,7 @@ using Point = ch11::ColumnTimeline::Point;
 constexpr std::size_t kTotal = std::size_t{1} << 26;
 constexpr int kCalls = 5;
 
+constexpr std::size_t kBlocksRow = 2;  // a count, printed whole
 const char* const kRows[] = {
     "the call, between events around it (us)",
     "GB/s (the input read once plus the results written)",
@@ -151,11 +152,8 @@ int run() {
   std::printf("\n|---|");
   for (std::size_t i = 0; i < lengths.size(); ++i) std::printf("---:|");
   std::printf("\n");
-  for (std::size_t row = 0; row < std::size(kRows); ++row) {
-    std::printf("| %s |", kRows[row]);
-    for (const auto& column : columns) std::printf(row == 2 ? " %.0f |" : " %.1f |", column[row]);
-    std::printf("\n");
-  }
+  ch11::print_figure_rows(kRows, std::size(kRows), columns,
+                          [](std::size_t row) { return row == kBlocksRow ? " %.0f |" : " %.1f |"; });
   return right ? 0 : 1;
 }
 

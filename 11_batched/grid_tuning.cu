@@ -77,6 +77,24 @@ ch11::Plan plan_for(const ch11::Shape& shape, const float* in) {
   return ch11::plan<Op, float>(c);
 }
 
+// A chunked columns call's scratch (reduce.cuh): a counter per strip, then `split` x L partials of
+// 4 bytes (the accumulators of f32 and f16 sums alike); refused if the buffer is too small.
+struct ColumnScratch {
+  unsigned* tickets;
+  float* partials;
+};
+ColumnScratch column_scratch(const red::DeviceBuffer& scratch, std::size_t strips, std::size_t split, std::size_t L) {
+  if (scratch.bytes() < ch11::tickets_bytes(strips) + split * L * 4) throw std::logic_error("grid_tuning: scratch too small");
+  return {static_cast<unsigned*>(scratch.get()),
+          reinterpret_cast<float*>(static_cast<unsigned char*>(scratch.get()) + ch11::tickets_bytes(strips))};
+}
+
+// Blocks of a columns kernel (kColumnBlock threads, `shared` bytes of shared memory) the GPU holds at once.
+template <class Kernel>
+std::size_t resident_columns(Kernel kernel, std::size_t shared) {
+  return std::size_t{ch11::sm_count()} * ch11::blocks_per_sm<ch11::kColumnBlock>(kernel, shared);
+}
+
 // Rows of L floats with the launcher's kernel rows_aligned<G, kVecs, kRows>: the lesson's grid
 // and one wave.
 template <unsigned G, unsigned kVecs, unsigned kRows>
@@ -126,27 +144,20 @@ void columns_case(Bench& b, const float* in, std::size_t L, red::DeviceBuffer& s
   c.stream = b.stream.get();
   b.time(name, "lesson: interleaved tiles, 8 rows in flight (" + std::to_string(p.split) + " chunks)", L, float(rows),
          [&] { ch11::launch<Op, float>(c); });
-  // The strips across (a block's P vectors of columns each), the rows a trip covers down a block,
-  // and the scratch for `split` chunks a strip: a counter per strip, then the partials.
+  // The strips across (a block's P vectors of columns each) and the rows a trip covers down a block.
   const std::size_t shared = ch11::columns_tree_bytes<float>(4);
   const std::size_t deep = ch11::kColumnBlock / p.across, blocks_x = red::ceil_div(L / 4, std::size_t{p.across});
-  auto* tickets = static_cast<unsigned*>(scratch.get());
-  auto* partials = reinterpret_cast<float*>(static_cast<unsigned char*>(scratch.get()) + ch11::tickets_bytes(blocks_x));
-  const auto check_scratch = [&](unsigned split) {
-    if (scratch.bytes() < ch11::tickets_bytes(blocks_x) + std::size_t{split} * L * 4)
-      throw std::logic_error("grid_tuning: scratch too small");
-  };
   const auto runs = [&](auto kernel, unsigned trip) {
-    const std::size_t resident = std::size_t{ch11::sm_count()} * ch11::blocks_per_sm<ch11::kColumnBlock>(kernel, shared);
+    const std::size_t resident = resident_columns(kernel, shared);
     const std::size_t wanted = std::max<std::size_t>(1, resident / blocks_x);
     const std::size_t most = std::max<std::size_t>(1, rows / (deep * trip));
     const std::size_t chunk = red::ceil_div(rows, std::min<std::size_t>({wanted, most, 65535}));
     const unsigned split = static_cast<unsigned>(red::ceil_div(rows, chunk));
-    check_scratch(split);
+    const ColumnScratch at = column_scratch(scratch, blocks_x, split, L);
     b.time(name, "one run of rows a chunk, " + std::to_string(trip) + " rows in flight (" + std::to_string(split) + " chunks)",
            L, float(rows), [&] {
              kernel<<<dim3(static_cast<unsigned>(blocks_x), split), ch11::kColumnBlock, shared, b.stream.get()>>>(
-                 in, rows, L, L, p.across, chunk, b.out.get(), tickets, partials);
+                 in, rows, L, L, p.across, chunk, b.out.get(), at.tickets, at.partials);
            });
   };
   runs(ch11::columns_tiled<Op, float, true, 4, false>, 4);
@@ -157,13 +168,13 @@ void columns_case(Bench& b, const float* in, std::size_t L, red::DeviceBuffer& s
     const std::size_t most = std::max<std::size_t>(1, rows / (deep * p.trip));
     const unsigned split = static_cast<unsigned>(std::min<std::size_t>({std::size_t{p.split} * waves, most, 65535}));
     if (split == p.split) return;
-    check_scratch(split);
+    const ColumnScratch at = column_scratch(scratch, blocks_x, split, L);
     b.time(name, "interleaved tiles, 8 rows in flight, " + std::to_string(waves) + " times the chunks (" +
                      std::to_string(split) + " chunks)",
            L, float(rows), [&] {
              ch11::columns_tiled<Op, float, true><<<dim3(static_cast<unsigned>(blocks_x), split), ch11::kColumnBlock, shared,
                                                     b.stream.get()>>>(
-                 in, rows, L, L, p.across, 0, b.out.get(), tickets, partials);
+                 in, rows, L, L, p.across, 0, b.out.get(), at.tickets, at.partials);
            });
   };
   more_chunks(2);
@@ -181,10 +192,7 @@ void columns_occupancy_case(Bench& b, const float* in, std::size_t L, red::Devic
   const std::size_t shared = ch11::columns_tree_bytes<float>(4);
   const unsigned per_sm = ch11::blocks_per_sm<ch11::kColumnBlock>(kernel, shared);
   const ch11::ColumnTiles tiles = ch11::column_tiles(rows, L / 4, kTrip, std::size_t{ch11::sm_count()} * per_sm);
-  if (scratch.bytes() < ch11::tickets_bytes(tiles.strips) + std::size_t{tiles.split} * L * 4)
-    throw std::logic_error("grid_tuning: scratch too small");
-  auto* tickets = static_cast<unsigned*>(scratch.get());
-  auto* partials = reinterpret_cast<float*>(static_cast<unsigned char*>(scratch.get()) + ch11::tickets_bytes(tiles.strips));
+  const ColumnScratch at = column_scratch(scratch, tiles.strips, tiles.split, L);
   cudaFuncAttributes attributes{};
   CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
   b.time("columns, L = " + std::to_string(L),
@@ -193,7 +201,7 @@ void columns_occupancy_case(Bench& b, const float* in, std::size_t L, red::Devic
              " bytes spilled a thread; " + std::to_string(tiles.split) + " chunks)",
          L, float(rows), [&] {
            kernel<<<dim3(static_cast<unsigned>(tiles.strips), tiles.split), ch11::kColumnBlock, shared, b.stream.get()>>>(
-               in, rows, L, L, tiles.across, 0, b.out.get(), tickets, partials);
+               in, rows, L, L, tiles.across, 0, b.out.get(), at.tickets, at.partials);
          });
 }
 
@@ -208,21 +216,17 @@ void columns_f16_case(Bench& b, const __half* in, std::size_t L, red::DeviceBuff
   if (rows < ch11::kFewRows) throw std::logic_error("grid_tuning: the f16 shapes have many rows");
   const auto kernel = ch11::columns_tiled<Op16, __half, true, kTrip>;
   const std::size_t shared = ch11::columns_tree_bytes<float>(8);
-  const std::size_t resident = std::size_t{ch11::sm_count()} * ch11::blocks_per_sm<ch11::kColumnBlock>(kernel, shared);
-  const ch11::ColumnTiles tiles = ch11::column_tiles(rows, L / 8, kTrip, resident);
+  const ch11::ColumnTiles tiles = ch11::column_tiles(rows, L / 8, kTrip, resident_columns(kernel, shared));
   const unsigned across = tiles.across, split = tiles.split;
   const std::size_t blocks_x = tiles.strips;
-  if (scratch.bytes() < ch11::tickets_bytes(blocks_x) + std::size_t{split} * L * 4)
-    throw std::logic_error("grid_tuning: scratch too small");
-  auto* tickets = static_cast<unsigned*>(scratch.get());
-  auto* partials = reinterpret_cast<float*>(static_cast<unsigned char*>(scratch.get()) + ch11::tickets_bytes(blocks_x));
+  const ColumnScratch at = column_scratch(scratch, blocks_x, split, L);
   b.time("f16 columns, L = " + std::to_string(L),
          std::string(kTrip == kLesson ? "lesson: " : "") + std::to_string(kTrip) + " rows in flight (" +
              std::to_string(split) + " chunks)",
          L, float(rows),
          [&] {
            kernel<<<dim3(static_cast<unsigned>(blocks_x), split), ch11::kColumnBlock, shared, b.stream.get()>>>(
-               in, rows, L, L, across, 0, b.out.get(), tickets, partials);
+               in, rows, L, L, across, 0, b.out.get(), at.tickets, at.partials);
          },
          2);
 }
@@ -235,20 +239,17 @@ void columns_narrow_case(Bench& b, const float* in, std::size_t L, unsigned acro
   const auto kernel = ch11::columns_tiled<Op, float, true>;
   const std::size_t shared = ch11::columns_tree_bytes<float>(4);
   constexpr unsigned kTrip = ch11::kColumnUnroll<true, float, float>;
-  const std::size_t resident = std::size_t{ch11::sm_count()} * ch11::blocks_per_sm<ch11::kColumnBlock>(kernel, shared);
+  const std::size_t resident = resident_columns(kernel, shared);
   const std::size_t strips = red::ceil_div(vectors, std::size_t{across}), deep = ch11::kColumnBlock / across;
   const unsigned split = static_cast<unsigned>(
       std::min<std::size_t>({std::max<std::size_t>(1, resident / strips), std::max<std::size_t>(1, rows / (deep * kTrip)), 65535}));
-  if (scratch.bytes() < ch11::tickets_bytes(strips) + std::size_t{split} * L * 4)
-    throw std::logic_error("grid_tuning: scratch too small");
-  auto* tickets = static_cast<unsigned*>(scratch.get());
-  auto* partials = reinterpret_cast<float*>(static_cast<unsigned char*>(scratch.get()) + ch11::tickets_bytes(strips));
+  const ColumnScratch at = column_scratch(scratch, strips, split, L);
   b.time("columns, L = " + std::to_string(L),
          "interleaved tiles, 8 rows in flight, strips " + std::to_string(across) + " vectors wide (" +
              std::to_string(strips) + " strips, " + std::to_string(split) + " chunks)",
          L, float(rows), [&] {
            kernel<<<dim3(static_cast<unsigned>(strips), split), ch11::kColumnBlock, shared, b.stream.get()>>>(
-               in, rows, L, L, across, 0, b.out.get(), tickets, partials);
+               in, rows, L, L, across, 0, b.out.get(), at.tickets, at.partials);
          });
 }
 

@@ -169,11 +169,8 @@ int run() {
               "call's figure; the warps' timer stamps (ch11::SegmentTimeline) are read by lane 0 of each warp.\n\n",
               dev.name.c_str(), kCalls);
   ch11::print_shape_header("", "---|");
-  for (std::size_t row = 0; row < std::size(kRows); ++row) {
-    std::printf("| %s |", kRows[row]);
-    for (const auto& column : columns) std::printf(row == kPerWindowRow ? " %.3f |" : " %.1f |", column[row]);
-    std::printf("\n");
-  }
+  ch11::print_figure_rows(kRows, std::size(kRows), columns,
+                          [](std::size_t row) { return row == kPerWindowRow ? " %.3f |" : " %.1f |"; });
   return same ? 0 : 1;
 }
 

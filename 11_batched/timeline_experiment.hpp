@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <vector>
@@ -66,6 +67,17 @@ inline std::vector<double> median_figures(const StampedCalls& calls, const red::
     medians.push_back(red::median(v));
   }
   return medians;
+}
+
+// The table's body: row r named names[r], then a figure a column, printed with format(r) (a
+// printf format such as " %.1f |").
+inline void print_figure_rows(const char* const* names, std::size_t rows, const std::vector<std::vector<double>>& columns,
+                              const std::function<const char*(std::size_t)>& format) {
+  for (std::size_t row = 0; row < rows; ++row) {
+    std::printf("| %s |", names[row]);
+    for (const auto& column : columns) std::printf(format(row), column[row]);
+    std::printf("\n");
+  }
 }
 
 }  // namespace ch11

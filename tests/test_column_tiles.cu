@@ -6,32 +6,31 @@
 #include "11_batched/reduce.cuh"
 
 TEST_CASE("11_batched: column_tiles spans the row with 32 vectors or more, one wave of chunks, full trips") {
-  SUBCASE("narrow rows: every vector across, the block deep down the rows, one wave of chunks") {
-    const ch11::ColumnTiles t = ch11::column_tiles(std::size_t{1} << 23, 2, 8, 264);
-    CHECK(t.across == 2);
-    CHECK(t.deep == ch11::kColumnBlock / 2);
-    CHECK(t.strips == 1);
-    CHECK(t.split == 264);
-  }
-  SUBCASE("wide rows: 32 vectors across (512 bytes a warp), a chunk for every strip the wave holds") {
-    const ch11::ColumnTiles t = ch11::column_tiles(std::size_t{1} << 16, 256, 8, 264);
-    CHECK(t.across == 32);
-    CHECK(t.deep == ch11::kColumnBlock / 32);
-    CHECK(t.strips == 8);
-    CHECK(t.split == 33);
-  }
-  SUBCASE("few rows: wider blocks, so that every thread has a full trip; no more chunks than trips") {
-    const ch11::ColumnTiles t = ch11::column_tiles(64, std::size_t{1} << 18, 8, 264);
-    CHECK(t.across == ch11::kColumnBlock / 8);
-    CHECK(t.deep == 8);
-    CHECK(t.strips == (std::size_t{1} << 18) / t.across);
-    CHECK(t.split == 1);
-  }
-  SUBCASE("a row shorter than a block's width: one strip of it") {
-    const ch11::ColumnTiles t = ch11::column_tiles(10, 3, 4, 264);
-    CHECK(t.across == 3);
-    CHECK(t.strips == 1);
-    CHECK(t.split == 1);
+  struct Case {
+    const char* what;
+    std::size_t rows, vectors;
+    unsigned trip;
+    unsigned across;  // expected: vectors across a block
+    std::size_t deep, strips;
+    unsigned split;
+  };
+  constexpr unsigned kBlock = ch11::kColumnBlock;
+  const Case cases[] = {
+      {"narrow rows: every vector across, the block deep down the rows, one wave of chunks", std::size_t{1} << 23, 2, 8,
+       2, kBlock / 2, 1, 264},
+      {"wide rows: 32 vectors across (512 bytes a warp), a chunk for every strip the wave holds", std::size_t{1} << 16, 256,
+       8, 32, kBlock / 32, 8, 33},
+      {"few rows: wider blocks, so that every thread has a full trip; no more chunks than trips", 64,
+       std::size_t{1} << 18, 8, kBlock / 8, 8, (std::size_t{1} << 18) / (kBlock / 8), 1},
+      {"a row shorter than a block's width: one strip of it", 10, 3, 4, 3, kBlock / 3, 1, 1},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.what);
+    const ch11::ColumnTiles t = ch11::column_tiles(c.rows, c.vectors, c.trip, 264);
+    CHECK(t.across == c.across);
+    CHECK(t.deep == c.deep);
+    CHECK(t.strips == c.strips);
+    CHECK(t.split == c.split);
   }
 }
 

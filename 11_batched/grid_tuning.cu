@@ -10,8 +10,11 @@
 //    rows in flight and with 8, and against 2, 4 and 8 times the lesson's chunks (more blocks
 //    than one wave holds, and more partials for the last block of a strip to combine); and the
 //    lesson's tiles with 4 or 6 rows in flight at 4 or 3 blocks an SM, and 8 at 3, against its
-//    8 at 2 (more threads to hide the latency, fewer registers each); and strips 8 vectors wide
-//    instead of 32, so that fewer chunks (at L = 8192 none) fill the GPU.
+//    8 at 2 (more threads to hide the latency, fewer registers each); strips 8 or 16 vectors
+//    wide instead of 32, so that fewer chunks (at L = 8192 none) fill the GPU and the last block
+//    of a strip has fewer partials to combine; and two launches without a ticket (a plain store of
+//    each block's partials, then a second kernel launched early that combines them), with one
+//    wave of chunks and with blocks of 2 or 8 trips, many waves, as the rows' blocks are.
 //  - f16 columns: the lesson's rows in flight a thread for 16-bit inputs against the other of 4
 //    and 8, each planned as the launcher plans its kernel.
 // Every variant is timed as the benchmark times a call (common/timing.hpp, the steady state,
@@ -69,6 +72,15 @@ struct Bench {
   }
 };
 
+// The [2^26 / L, L] matrix of the shapes, its rows or its columns reduced.
+ch11::Shape matrix(ch11::Layout layout, std::size_t L) {
+  ch11::Shape shape;
+  shape.layout = layout;
+  shape.rows = kTotal / L;
+  shape.cols = shape.stride = L;
+  return shape;
+}
+
 // The launcher's plan for this shape (reduce.cuh).
 ch11::Plan plan_for(const ch11::Shape& shape, const float* in) {
   ch11::BatchedCall c;
@@ -100,10 +112,7 @@ std::size_t resident_columns(Kernel kernel, std::size_t shared) {
 template <unsigned G, unsigned kVecs, unsigned kRows>
 void rows_case(Bench& b, const float* in, std::size_t L) {
   const std::size_t rows = kTotal / L, V = L / 4;
-  ch11::Shape shape;
-  shape.layout = ch11::Layout::rows;
-  shape.rows = rows;
-  shape.cols = shape.stride = L;
+  const ch11::Shape shape = matrix(ch11::Layout::rows, L);
   const ch11::Plan p = plan_for(shape, in);
   if (!p.vector || p.lanes != G) throw std::logic_error("grid_tuning: the launcher's plan for rows changed");
   const auto kernel = ch11::rows_aligned<Op, float, G, kVecs, kRows>;
@@ -128,10 +137,7 @@ void rows_case(Bench& b, const float* in, std::size_t L) {
 // chunk with 4 and 8 rows in flight, each with as many chunks as its launcher would plan.
 void columns_case(Bench& b, const float* in, std::size_t L, red::DeviceBuffer& scratch) {
   const std::size_t rows = kTotal / L;
-  ch11::Shape shape;
-  shape.layout = ch11::Layout::columns;
-  shape.rows = rows;
-  shape.cols = shape.stride = L;
+  const ch11::Shape shape = matrix(ch11::Layout::columns, L);
   const ch11::Plan p = plan_for(shape, in);
   if (!p.vector || scratch.bytes() < p.scratch_bytes) throw std::logic_error("grid_tuning: the columns' plan changed");
   const std::string name = "columns, L = " + std::to_string(L);
@@ -253,6 +259,93 @@ void columns_narrow_case(Bench& b, const float* in, std::size_t L, unsigned acro
          });
 }
 
+// Columns in two launches, as chapter 07 reduces one array: pass 1's block (s, k) sums strip s
+// (`across` vectors wide) down rows [k x chunk_rows, (k + 1) x chunk_rows) and stores its partials
+// with a plain store, no ticket and no fence, so that a block ends as a row-kernel's block does;
+// pass 2, launched early (programmatic dependent launch) and waiting for pass 1 to complete,
+// reduces the [chunks, L] partials over the chunks, strips of `combine_across` vectors a block. The
+// chunks can then be many (more waves than the GPU holds at once) at no cost per block beyond its
+// store: the alternative to the lesson's one wave of chunks with a ticket.
+template <unsigned kTrip>
+__global__ void __launch_bounds__(ch11::kColumnBlock, 2)
+    columns_partials(const float* in, std::size_t rows, std::size_t cols, unsigned across, std::size_t chunk_rows,
+                     float* partials) {
+#if __CUDA_ARCH__ >= 900
+  cudaTriggerProgrammaticLaunchCompletion();
+#endif
+  extern __shared__ __align__(16) unsigned char shared_bytes[];
+  const std::size_t vectors = cols / 4, v0 = std::size_t{blockIdx.x} * across;
+  const std::size_t first = std::size_t{blockIdx.y} * chunk_rows, last = std::min(rows, first + chunk_rows);
+  float acc[4];
+  ch11::column_strip<Op, float, true, kTrip>(in, first, last, vectors, cols, across, v0, acc,
+                                             reinterpret_cast<float*>(shared_bytes));
+  const std::size_t v = v0 + threadIdx.x;
+  if (threadIdx.x < across && v < vectors)
+    reinterpret_cast<float4*>(partials + std::size_t{blockIdx.y} * cols)[v] = make_float4(acc[0], acc[1], acc[2], acc[3]);
+}
+
+__global__ void __launch_bounds__(ch11::kColumnBlock)
+    columns_combine(const float* partials, unsigned chunks, std::size_t cols, unsigned combine_across, float* out) {
+  extern __shared__ __align__(16) unsigned char shared_bytes[];
+#if __CUDA_ARCH__ >= 900
+  cudaGridDependencySynchronize();  // pass 1 has completed and its partials are visible
+#endif
+  const std::size_t vectors = cols / 4, v0 = std::size_t{blockIdx.x} * combine_across;
+  float acc[4];
+  ch11::column_strip<ch11::CombineOp<Op>, float, true>(partials, 0, chunks, vectors, cols, combine_across, v0, acc,
+                                                        reinterpret_cast<float*>(shared_bytes));
+  const std::size_t v = v0 + threadIdx.x;
+  if (threadIdx.x < combine_across && v < vectors)
+    reinterpret_cast<float4*>(out)[v] = make_float4(acc[0], acc[1], acc[2], acc[3]);
+}
+
+// The two launches at the launcher's strips (its width and depth), with blocks of `tiles` trips of
+// the block's rows each (0: one wave of chunks, as many as the lesson plans). Pass 2's strips are
+// as narrow as it takes for a thread to read at most one trip of 8 partials.
+void columns_two_launch_case(Bench& b, const float* in, std::size_t L, std::size_t tiles, red::DeviceBuffer& scratch) {
+  const std::size_t rows = kTotal / L, vectors = L / 4;
+  const ch11::Shape shape = matrix(ch11::Layout::columns, L);
+  const ch11::Plan p = plan_for(shape, in);
+  if (!p.vector || p.trip != 8) throw std::logic_error("grid_tuning: the columns' plan changed");
+  const std::size_t deep = ch11::kColumnBlock / p.across, tile = deep * p.trip;
+  const std::size_t chunk_rows = tiles > 0 ? tiles * tile : red::ceil_div(red::ceil_div(rows, tile), std::size_t{p.split}) * tile;
+  const std::size_t chunks = red::ceil_div(rows, chunk_rows);
+  if (chunks > 65535 || chunks * L * 4 > scratch.bytes()) throw std::logic_error("grid_tuning: too many chunks");
+  unsigned combine_across = 1;
+  while (combine_across * 2 <= std::min<std::size_t>(32, vectors) && combine_across * 2 * chunks <= 8 * ch11::kColumnBlock)
+    combine_across *= 2;
+  const std::size_t strips = red::ceil_div(vectors, std::size_t{p.across});
+  const unsigned combine_blocks = static_cast<unsigned>(red::ceil_div(vectors, std::size_t{combine_across}));
+  const std::size_t shared = ch11::columns_tree_bytes<float>(4);
+  auto* partials = static_cast<float*>(scratch.get());
+  int major = 0, device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  cudaLaunchAttribute early{};
+  early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  early.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(combine_blocks);
+  config.blockDim = dim3(ch11::kColumnBlock);
+  config.dynamicSmemBytes = shared;
+  config.stream = b.stream.get();
+  config.attrs = &early;
+  config.numAttrs = major >= 9 ? 1 : 0;
+  const unsigned n_chunks = static_cast<unsigned>(chunks);
+  b.time("columns, L = " + std::to_string(L),
+         "two launches, no ticket: " +
+             (tiles > 0 ? std::to_string(tiles) + " trips of the block's rows a block"
+                        : std::string("one wave of chunks")) +
+             " (" + std::to_string(strips * chunks) + " blocks), then " + std::to_string(combine_blocks) +
+             " blocks over the partials",
+         L, float(rows), [&] {
+           columns_partials<8><<<dim3(static_cast<unsigned>(strips), n_chunks), ch11::kColumnBlock, shared, b.stream.get()>>>(
+               in, rows, L, p.across, chunk_rows, partials);
+           CUDA_CHECK(cudaLaunchKernelEx(&config, columns_combine, static_cast<const float*>(partials), n_chunks, L,
+                                         combine_across, static_cast<float*>(b.out.get())));
+         });
+}
+
 int run() {
   const red::DeviceInfo dev = red::query_device();
   const red::L2Scrubber scrubber(dev);
@@ -275,7 +368,10 @@ int run() {
     columns_occupancy_case<6, 3>(b, x, L, scratch);
     columns_occupancy_case<8, 3>(b, x, L, scratch);
   }
-  for (std::size_t L : {std::size_t{1024}, std::size_t{8192}}) columns_narrow_case(b, x, L, 8, scratch);
+  for (std::size_t L : {std::size_t{128}, std::size_t{1024}, std::size_t{8192}})
+    for (unsigned across : {8u, 16u}) columns_narrow_case(b, x, L, across, scratch);
+  for (std::size_t L : {std::size_t{8}, std::size_t{32}, std::size_t{128}, std::size_t{1024}, std::size_t{8192}})
+    for (std::size_t tiles : {std::size_t{0}, std::size_t{2}, std::size_t{8}}) columns_two_launch_case(b, x, L, tiles, scratch);
   const std::vector<std::uint16_t> ones_f16(kTotal, 0x3C00);  // 1.0 in binary16
   in.upload(ones_f16.data(), kTotal * 2);
   const auto* h = static_cast<const __half*>(in.get());

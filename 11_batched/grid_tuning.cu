@@ -4,7 +4,8 @@
 // The shapes are the benchmark's: f32 sum over B x L = 2^26 elements (and f16 columns).
 //  - Rows (the launcher's kernel for each L: rows_aligned with its group of lanes, vectors a lane
 //    and rows a trip): a block for every kRows trips of its groups, as many waves as that takes
-//    (the lesson), against one wave of blocks that stride over the rows.
+//    (the lesson), against one wave of blocks that stride over the rows; and at L = 8, 32 and
+//    128, 4 rows a trip against the lesson's 2 (twice the bytes in flight a thread).
 //  - Columns (columns_tiled at the launcher's width and number of chunks): the lesson's chunks of
 //    interleaved tiles with 8 rows in flight a thread, against one run of rows a chunk, with 4
 //    rows in flight and with 8, and against 2, 4 and 8 times the lesson's chunks (more blocks
@@ -131,6 +132,26 @@ void rows_case(Bench& b, const float* in, std::size_t L) {
          rows, float(L), [&] { ch11::launch<Op, float>(c); });
   b.time(name, "one wave striding over the rows (" + std::to_string(one_wave) + " blocks)", rows, float(L),
          [&] { kernel<<<one_wave, ch11::kBlock, 0, b.stream.get()>>>(in, rows, V, L, b.out.get()); });
+}
+
+// Rows of L floats with rows_aligned<G, kVecs, kRows> at kRows other than the lesson's (more rows
+// a trip: more bytes in flight a thread, more registers), on the lesson's grid: a block per kRows
+// trips of its groups.
+template <unsigned G, unsigned kVecs, unsigned kRows>
+void rows_trip_case(Bench& b, const float* in, std::size_t L) {
+  const std::size_t rows = kTotal / L, V = L / 4;
+  const ch11::Plan p = plan_for(matrix(ch11::Layout::rows, L), in);
+  if (!p.vector || p.lanes != G) throw std::logic_error("grid_tuning: the launcher's plan for rows changed");
+  const auto kernel = ch11::rows_aligned<Op, float, G, kVecs, kRows>;
+  const unsigned blocks = static_cast<unsigned>(red::ceil_div(red::ceil_div(rows, std::size_t{ch11::kBlock / G}), std::size_t{kRows}));
+  cudaFuncAttributes attributes{};
+  CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
+  b.time("rows, L = " + std::to_string(L),
+         std::to_string(kRows) + " rows a trip (" + std::to_string(kVecs * kRows * 16) + " bytes in flight a thread, " +
+             std::to_string(attributes.numRegs) + " registers, " +
+             std::to_string(ch11::blocks_per_sm<ch11::kBlock>(kernel)) + " blocks an SM; " + std::to_string(blocks) +
+             " blocks)",
+         rows, float(L), [&] { kernel<<<blocks, ch11::kBlock, 0, b.stream.get()>>>(in, rows, V, L, b.out.get()); });
 }
 
 // Columns of a [2^26 / L, L] matrix: the lesson (through the launcher) against one run of rows a
@@ -360,6 +381,9 @@ int run() {
   rows_case<4, 2, 2>(b, x, 32);
   rows_case<16, 2, 2>(b, x, 128);
   rows_case<32, 8, 1>(b, x, 1024);
+  rows_trip_case<1, 2, 4>(b, x, 8);
+  rows_trip_case<4, 2, 4>(b, x, 32);
+  rows_trip_case<16, 2, 4>(b, x, 128);
   for (std::size_t L : {std::size_t{8}, std::size_t{32}, std::size_t{128}, std::size_t{1024}, std::size_t{8192},
                         std::size_t{65536}})
     columns_case(b, x, L, scratch);

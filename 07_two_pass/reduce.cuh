@@ -308,21 +308,30 @@ unsigned pass1_blocks(std::size_t n) {
   return static_cast<unsigned>(std::min(wanted, most));
 }
 
-// Pass 2 over `count` partials. With early = true (and sm_90+) it is launched with programmatic
-// dependent launch: it may start before pass 1 ends and waits for it inside.
-template <class Op>
-cudaError_t launch_pass2(const typename Op::Acc* partials, unsigned count, void* result, cudaStream_t stream,
-                         bool early) {
+// kernel<<<grid, block, shared, stream>>>(args...), with early = true (and sm_90+) launched with
+// programmatic dependent launch: it may start before the kernel ahead of it on the stream ends,
+// and waits for it inside (cudaGridDependencySynchronize). Chapters 10 and 11 launch with it too.
+template <class... Params, class... Args>
+cudaError_t launch_early(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t shared, cudaStream_t stream,
+                         bool early, Args&&... args) {
   cudaLaunchAttribute early_launch{};
   early_launch.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   early_launch.val.programmaticStreamSerializationAllowed = 1;
   cudaLaunchConfig_t config{};
-  config.gridDim = dim3(1);
-  config.blockDim = dim3(kFinalBlock);
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.dynamicSmemBytes = shared;
   config.stream = stream;
   config.attrs = &early_launch;
   config.numAttrs = early ? 1 : 0;
-  return cudaLaunchKernelEx(&config, reduce_pass2<Op>, partials, count, result);
+  return cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
+}
+
+// Pass 2 over `count` partials: one block, launched early where it can be (launch_early).
+template <class Op>
+cudaError_t launch_pass2(const typename Op::Acc* partials, unsigned count, void* result, cudaStream_t stream,
+                         bool early) {
+  return launch_early(reduce_pass2<Op>, dim3(1), dim3(kFinalBlock), 0, stream, early, partials, count, result);
 }
 
 // --- the API, CUB-style: call once with scratch == nullptr for the size, then again to reduce --

@@ -286,17 +286,9 @@ void launch(const red::ReduceCall& c) {
   const ch07::DeviceLimits device = limits<Op, Policy>();
   const Scratch<typename Op::Acc> s(c.scratch, device.max_blocks);
 
-  cudaLaunchAttribute overlap{};
-  overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  overlap.val.programmaticStreamSerializationAllowed = 1;
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(grid_blocks<Op, Policy>(c.n, device.max_blocks));
-  config.blockDim = dim3(kBlock);
-  config.stream = c.stream;
-  config.attrs = &overlap;
-  config.numAttrs = Policy::kProgrammaticLaunch && device.programmatic ? 1 : 0;
-  CUDA_CHECK(cudaLaunchKernelEx(&config, reduce_single_pass<Op, Policy, Source>, src, c.n, s.partials, s.slots,
-                                s.tickets, c.output));
+  CUDA_CHECK(ch07::launch_early(reduce_single_pass<Op, Policy, Source>, dim3(grid_blocks<Op, Policy>(c.n, device.max_blocks)),
+                                dim3(kBlock), 0, c.stream, Policy::kProgrammaticLaunch && device.programmatic, src, c.n,
+                                s.partials, s.slots, s.tickets, c.output));
 }
 
 // The longest chain of additions an element goes through: its thread's share (07's pass 1), the

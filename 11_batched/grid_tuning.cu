@@ -322,7 +322,7 @@ __global__ void __launch_bounds__(ch11::kColumnBlock)
 
 // The two launches at the launcher's strips (its width and depth), with blocks of `tiles` trips of
 // the block's rows each (0: one wave of chunks, as many as the lesson plans). Pass 2's strips are
-// as narrow as it takes for a thread to read at most one trip of 8 partials.
+// as wide (up to 32 vectors) as leaves a thread at most one trip of 8 partials to read.
 void columns_two_launch_case(Bench& b, const float* in, std::size_t L, std::size_t tiles, red::DeviceBuffer& scratch) {
   const std::size_t rows = kTotal / L, vectors = L / 4;
   const ch11::Shape shape = matrix(ch11::Layout::columns, L);
@@ -339,19 +339,7 @@ void columns_two_launch_case(Bench& b, const float* in, std::size_t L, std::size
   const unsigned combine_blocks = static_cast<unsigned>(red::ceil_div(vectors, std::size_t{combine_across}));
   const std::size_t shared = ch11::columns_tree_bytes<float>(4);
   auto* partials = static_cast<float*>(scratch.get());
-  int major = 0, device = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  cudaLaunchAttribute early{};
-  early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  early.val.programmaticStreamSerializationAllowed = 1;
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(combine_blocks);
-  config.blockDim = dim3(ch11::kColumnBlock);
-  config.dynamicSmemBytes = shared;
-  config.stream = b.stream.get();
-  config.attrs = &early;
-  config.numAttrs = major >= 9 ? 1 : 0;
+  const bool early = ch07::device_limits<columns_partials<8>>().programmatic;
   const unsigned n_chunks = static_cast<unsigned>(chunks);
   b.time("columns, L = " + std::to_string(L),
          "two launches, no ticket: " +
@@ -362,7 +350,8 @@ void columns_two_launch_case(Bench& b, const float* in, std::size_t L, std::size
          L, float(rows), [&] {
            columns_partials<8><<<dim3(static_cast<unsigned>(strips), n_chunks), ch11::kColumnBlock, shared, b.stream.get()>>>(
                in, rows, L, p.across, chunk_rows, partials);
-           CUDA_CHECK(cudaLaunchKernelEx(&config, columns_combine, static_cast<const float*>(partials), n_chunks, L,
+           CUDA_CHECK(ch07::launch_early(columns_combine, dim3(combine_blocks), dim3(ch11::kColumnBlock), shared,
+                                         b.stream.get(), early, static_cast<const float*>(partials), n_chunks, L,
                                          combine_across, static_cast<float*>(b.out.get())));
          });
 }

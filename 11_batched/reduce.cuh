@@ -1417,17 +1417,10 @@ void launch_balanced(const BatchedCall& c, const Plan& p) {
     segments_balanced<Op, T, true, Policy><<<p.split, kBlock, 0, c.stream>>>(in, s.offsets, s.segments, c.output, records);
   else
     segments_balanced<Op, T, false, Policy><<<p.split, kBlock, 0, c.stream>>>(in, s.offsets, s.segments, c.output, records);
-  cudaLaunchAttribute early{};
-  early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  early.val.programmaticStreamSerializationAllowed = 1;
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(p.split);
-  config.blockDim = dim3(kBlock);
-  config.stream = c.stream;
-  config.attrs = &early;
-  config.numAttrs = Policy::kEarlyFinish && ch07::device_limits<segments_balanced<Op, T, true, Policy>>().programmatic ? 1 : 0;
-  CUDA_CHECK(cudaLaunchKernelEx(&config, segments_balanced_finish<Op, Policy::kTimeline, Policy::kPreloadBefore>, s.offsets, s.segments,
-                                Policy::kItems, Policy::kSegmentCost, std::size_t{p.split} * kWarpsPerBlock,
+  const bool early = Policy::kEarlyFinish && ch07::device_limits<segments_balanced<Op, T, true, Policy>>().programmatic;
+  CUDA_CHECK(ch07::launch_early(segments_balanced_finish<Op, Policy::kTimeline, Policy::kPreloadBefore>, dim3(p.split),
+                                dim3(kBlock), 0, c.stream, early, s.offsets, s.segments, Policy::kItems,
+                                Policy::kSegmentCost, std::size_t{p.split} * kWarpsPerBlock,
                                 static_cast<const Pieces<typename Op::Acc>*>(records), c.output));
 }
 

@@ -11,9 +11,10 @@
 //    rows in flight and with 8, and against 2, 4 and 8 times the lesson's chunks (more blocks
 //    than one wave holds, and more partials for the last block of a strip to combine); and the
 //    lesson's tiles with 4 or 6 rows in flight at 4 or 3 blocks an SM, and 8 at 3, against its
-//    8 at 2 (more threads to hide the latency, fewer registers each); strips 8 or 16 vectors
-//    wide instead of 32, so that fewer chunks (at L = 8192 none) fill the GPU and the last block
-//    of a strip has fewer partials to combine; and two launches without a ticket (a plain store of
+//    8 at 2 (more threads to hide the latency, fewer registers each); strips 8, 16 or 32 vectors
+//    wide other than the lesson's (column_tiles: the narrowest of 8 where strips of 32 are too
+//    few to fill the GPU), so fewer or more chunks fill the GPU and the last block of a strip has
+//    fewer or more partials to combine; and two launches without a ticket (a plain store of
 //    each block's partials, then a second kernel launched early that combines them), with one
 //    wave of chunks and with blocks of 2 or 8 trips, many waves, as the rows' blocks are.
 //  - f16 columns: the lesson's rows in flight a thread for 16-bit inputs against the other of 4
@@ -169,7 +170,10 @@ void columns_case(Bench& b, const float* in, std::size_t L, red::DeviceBuffer& s
   c.scratch = scratch.get();
   c.scratch_bytes = scratch.bytes();
   c.stream = b.stream.get();
-  b.time(name, "lesson: interleaved tiles, 8 rows in flight (" + std::to_string(p.split) + " chunks)", L, float(rows),
+  b.time(name,
+         "lesson: interleaved tiles, 8 rows in flight, strips " + std::to_string(p.across) + " vectors wide (" +
+             std::to_string(p.split) + " chunks)",
+         L, float(rows),
          [&] { ch11::launch<Op, float>(c); });
   // The strips across (a block's P vectors of columns each) and the rows a trip covers down a block.
   const std::size_t shared = ch11::columns_tree_bytes<float>(4);
@@ -258,9 +262,9 @@ void columns_f16_case(Bench& b, const __half* in, std::size_t L, red::DeviceBuff
          2);
 }
 
-// The lesson's kernel on strips only `across` vectors wide (8: 128 bytes of each row, a whole line;
-// the launcher takes at least 32, 512 bytes): more strips, so fewer chunks fill the GPU, and with
-// one the strips need no partials and no ticket.
+// The lesson's kernel on strips `across` vectors wide (8: 128 bytes of each row, a whole line; 32:
+// 512 bytes) other than the launcher's: narrower, more strips, so fewer chunks fill the GPU (with
+// one, the strips need no partials and no ticket); wider, fewer strips and more chunks.
 void columns_narrow_case(Bench& b, const float* in, std::size_t L, unsigned across, red::DeviceBuffer& scratch) {
   const std::size_t rows = kTotal / L, vectors = L / 4;
   const auto kernel = ch11::columns_tiled<Op, float, true>;
@@ -382,9 +386,13 @@ int run() {
     columns_occupancy_case<8, 3>(b, x, L, scratch);
   }
   for (std::size_t L : {std::size_t{128}, std::size_t{1024}, std::size_t{8192}})
-    for (unsigned across : {8u, 16u}) columns_narrow_case(b, x, L, across, scratch);
+    for (unsigned across : {8u, 16u, 32u})
+      if (across != plan_for(matrix(ch11::Layout::columns, L), x).across) columns_narrow_case(b, x, L, across, scratch);
   for (std::size_t L : {std::size_t{8}, std::size_t{32}, std::size_t{128}, std::size_t{1024}, std::size_t{8192}})
     for (std::size_t tiles : {std::size_t{0}, std::size_t{2}, std::size_t{8}}) columns_two_launch_case(b, x, L, tiles, scratch);
+  // The two launches store their partials from the scratch's first byte on, over the counters
+  // that the ticketed kernels below need at zero.
+  CUDA_CHECK(cudaMemset(scratch.get(), 0, scratch.bytes()));
   const std::vector<std::uint16_t> ones_f16(kTotal, 0x3C00);  // 1.0 in binary16
   in.upload(ones_f16.data(), kTotal * 2);
   const auto* h = static_cast<const __half*>(in.get());

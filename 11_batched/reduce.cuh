@@ -286,8 +286,8 @@ __device__ __forceinline__ unsigned long long global_timer() {
 // ---- columns --------------------------------------------------------------------------------------------
 //
 // A block of kColumnBlock threads lays P threads across the row (P = min(vectors per row, 32): a
-// warp reads 32 neighbouring 16-byte vectors, 512 contiguous bytes) and R = kColumnBlock / P rows
-// deep. Thread (x, y) sums its columns down rows y, y + R, ... of the block's chunk of rows, then
+// warp reads 32 neighbouring 16-byte vectors, 512 contiguous bytes; 16 or 8 where strips that wide
+// are too few to fill the GPU: column_tiles) and R = kColumnBlock / P rows deep. Thread (x, y) sums its columns down rows y, y + R, ... of the block's chunk of rows, then
 // the R threads of each column meet: by shuffles within a warp, then pairwise in a fixed tree in
 // shared memory across the warps. A chunk is not one run of rows but tiles of kTrip x R rows (a
 // trip of every thread) dealt out in turn: chunk k takes tiles k, k + K, k + 2K, ..., so that the
@@ -604,13 +604,13 @@ struct SegmentTuning {
   static constexpr bool kEarlyProbe = true;     // the cost search's first probes loaded with offsets[0]
                                                 // and offsets[segments], one trip to memory before
                                                 // the others (false: once those have come)
-  static constexpr bool kGuessProbe = false;    // true: with those, probes around where the bound
-                                                // would lie if every segment cost the same
+  static constexpr bool kGuessProbe = true;     // with those, probes around where the bound would
+                                                // lie if every segment cost the same
                                                 // (GuessedProbes), so that where the bound lies among
                                                 // them one more step of the search ends it: 2 trips
                                                 // to memory in all instead of 5 for 2^21 segments of
-                                                // uniform lengths. The tuning experiment times it; no
-                                                // published run has, so the lesson keeps false
+                                                // uniform lengths; where it misses, the usual first
+                                                // step's probes, loaded in the same trip, take over
   static constexpr bool kStagedLoads = true;    // a window's elements copied into shared memory
                                                 // (cp.async), each copy 512 contiguous bytes a warp,
                                                 // then read from there by the lanes (StagedWindow);
@@ -1424,22 +1424,31 @@ void launch_balanced(const BatchedCall& c, const Plan& p) {
                                 static_cast<const Pieces<typename Op::Acc>*>(records), c.output));
 }
 
-// How a columns call's tiles lie, for `rows` rows of `vectors` vectors with `trip` rows in flight a
-// thread, given the blocks of the kernel the GPU holds at once (`resident`): P vectors across a
-// block, at least 32 (512 contiguous bytes a warp) when the row has them and more when the rows
-// are too few to give every thread a full trip down them; R = kColumnBlock / P rows deep; the
-// strips of P vectors across the row; and the chunks of each strip, one wave of blocks in all but
-// no more than full trips of the block's rows allow.
+// How a columns call's tiles lie, for `rows` rows of `vectors` loads with `trip` rows in flight a
+// thread, given the blocks of the kernel the GPU holds at once (`resident`): P loads across a
+// block, 32 (512 contiguous bytes a warp with 16-byte loads) when the strips of that width fill
+// the GPU's blocks on their own, else halved down to `narrowest` (8 16-byte vectors or 32 single
+// elements: a 128-byte line of each row) while they do not, and more when the rows are too few to
+// give every thread a full trip down them; R = kColumnBlock / P rows deep; the strips of P loads
+// across the row; and the chunks of each strip, one wave of blocks in all but no more than full
+// trips of the block's rows allow. Narrower strips need fewer chunks to fill the GPU, so the last
+// block of each strip has fewer partials to combine after its ticket (none at L = 8192 floats,
+// where the strips alone fill it): that combine is the call's tail.
+constexpr unsigned kColumnWide = 32;     // loads across a strip where the strips fill the GPU
+constexpr unsigned kColumnNarrow = 8;    // the narrowest strip of 16-byte vectors: 128 bytes
 struct ColumnTiles {
   unsigned across, split;
   std::size_t deep, strips;
 };
-inline ColumnTiles column_tiles(std::size_t rows, std::size_t vectors, unsigned trip, std::size_t resident) {
+inline ColumnTiles column_tiles(std::size_t rows, std::size_t vectors, unsigned trip, std::size_t resident,
+                                unsigned narrowest = kColumnNarrow) {
   std::size_t deep_wanted = 1;
   while (deep_wanted * 2 <= std::min<std::size_t>(kColumnBlock, rows / trip)) deep_wanted *= 2;
+  std::size_t width = kColumnWide;
+  while (width / 2 >= narrowest && red::ceil_div(vectors, width) < resident) width /= 2;
   ColumnTiles t;
   t.across = static_cast<unsigned>(
-      std::max<std::size_t>(1, std::min<std::size_t>(vectors, std::max<std::size_t>(32, kColumnBlock / deep_wanted))));
+      std::max<std::size_t>(1, std::min<std::size_t>(vectors, std::max<std::size_t>(width, kColumnBlock / deep_wanted))));
   t.deep = kColumnBlock / t.across;
   t.strips = std::max<std::size_t>(1, red::ceil_div(vectors, t.across));
   const std::size_t wanted = std::max<std::size_t>(1, resident / t.strips);   // one wave
@@ -1507,7 +1516,7 @@ Plan plan(const BatchedCall& c) {
           : p.trip == kFewRowsUnroll
               ? resident_blocks<kColumnBlock, columns_tiled<Op, T, true, kFewRowsUnroll>, columns_tree_bytes<Acc>(kCount)>()
               : resident_blocks<kColumnBlock, columns_tiled<Op, T, true>, columns_tree_bytes<Acc>(kCount)>();
-      const ColumnTiles tiles = column_tiles(s.rows, V, p.trip, resident);
+      const ColumnTiles tiles = column_tiles(s.rows, V, p.trip, resident, p.vector ? kColumnNarrow : kColumnWide);
       p.across = tiles.across;
       p.split = tiles.split;
       const std::size_t deep = tiles.deep, blocks_x = tiles.strips;

@@ -5,28 +5,34 @@
 
 #include "11_batched/reduce.cuh"
 
-TEST_CASE("11_batched: column_tiles spans the row with 32 vectors or more, one wave of chunks, full trips") {
+TEST_CASE("11_batched: column_tiles spans the row with strips of 32 loads, or down to 8 where those are too few, one wave of chunks, full trips") {
   struct Case {
     const char* what;
     std::size_t rows, vectors;
     unsigned trip;
-    unsigned across;  // expected: vectors across a block
+    unsigned narrowest;  // the narrowest strip: 8 16-byte vectors, or 32 single elements
+    unsigned across;     // expected: loads across a block
     std::size_t deep, strips;
     unsigned split;
   };
   constexpr unsigned kBlock = ch11::kColumnBlock;
   const Case cases[] = {
-      {"narrow rows: every vector across, the block deep down the rows, one wave of chunks", std::size_t{1} << 23, 2, 8,
+      {"narrow rows: every vector across, the block deep down the rows, one wave of chunks", std::size_t{1} << 23, 2, 8, 8,
        2, kBlock / 2, 1, 264},
-      {"wide rows: 32 vectors across (512 bytes a warp), a chunk for every strip the wave holds", std::size_t{1} << 16, 256,
-       8, 32, kBlock / 32, 8, 33},
+      {"rows of 256 vectors: strips of 32 (8 of them) are too few for the wave, so 8 vectors (32 strips), 8 chunks each",
+       std::size_t{1} << 16, 256, 8, 8, 8, kBlock / 8, 32, 8},
+      {"rows of 2048 vectors: 256 strips of 8 vectors fill the wave alone, one chunk (no partials)", 8192, 2048, 8, 8, 8,
+       kBlock / 8, 256, 1},
+      {"rows of 16384 vectors: 512 strips of 32 vectors (512 bytes a warp) already fill the wave", 1024,
+       std::size_t{1} << 14, 8, 8, 32, kBlock / 32, 512, 1},
+      {"single elements: never narrower than 32 (128 bytes)", std::size_t{1} << 16, 1024, 8, 32, 32, kBlock / 32, 32, 8},
       {"few rows: wider blocks, so that every thread has a full trip; no more chunks than trips", 64,
-       std::size_t{1} << 18, 8, kBlock / 8, 8, (std::size_t{1} << 18) / (kBlock / 8), 1},
-      {"a row shorter than a block's width: one strip of it", 10, 3, 4, 3, kBlock / 3, 1, 1},
+       std::size_t{1} << 18, 8, 8, kBlock / 8, 8, (std::size_t{1} << 18) / (kBlock / 8), 1},
+      {"a row shorter than a block's width: one strip of it", 10, 3, 4, 8, 3, kBlock / 3, 1, 1},
   };
   for (const Case& c : cases) {
     CAPTURE(c.what);
-    const ch11::ColumnTiles t = ch11::column_tiles(c.rows, c.vectors, c.trip, 264);
+    const ch11::ColumnTiles t = ch11::column_tiles(c.rows, c.vectors, c.trip, 264, c.narrowest);
     CHECK(t.across == c.across);
     CHECK(t.deep == c.deep);
     CHECK(t.strips == c.strips);

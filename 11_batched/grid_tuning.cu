@@ -21,8 +21,9 @@
 //    and 8, each planned as the launcher plans its kernel.
 // Every variant is timed as the benchmark times a call (common/timing.hpp, the steady state,
 // cold). The input is all ones, so every result is exact (L for a row, B for a column) and each
-// variant's results are checked for it. It prints a table of GB/s (the input read once plus the
-// results written). results/h200/experiments/grid_tuning.md holds the H200's output.
+// variant's results, poisoned before it runs, are checked for it. It prints a table of GB/s (the
+// input read once plus the results written). results/h200/experiments/grid_tuning.md holds the
+// H200's output.
 //
 //   11_batched_grid_tuning
 //
@@ -54,11 +55,17 @@ struct Bench {
   const red::L2Scrubber& scrubber;
   red::Stream& stream;
   red::DeviceBuffer& out;
+  red::DeviceBuffer& scratch;
   std::vector<Row> rows;
   bool exact = true;
-  // Times f, then checks its `outputs` results against `expect`.
+  // Times f, then checks its `outputs` results against `expect`. Before it, the results are
+  // poisoned (NaN), so that a variant that writes none fails, and the scratch is zeroed: the
+  // variants lay their counters and partials out differently, and one's partials must not be
+  // taken for the next one's counters (a new plan's counters start at zero, as `prepare` makes them).
   void time(const std::string& shape, const std::string& variant, std::size_t outputs, float expect,
             const std::function<void()>& f, std::size_t element_bytes = 4) {
+    out.fill(0xFF, stream.get());
+    scratch.fill(0, stream.get());
     red::TimingConfig cfg;
     cfg.scrubber = &scrubber;
     const red::Timing t = red::time_on_stream(f, stream.get(), cfg);
@@ -367,9 +374,8 @@ int run() {
   const std::vector<float> ones(kTotal, 1.0f);
   red::DeviceBuffer in(kTotal * 4), out(kTotal / 8 * 4), scratch(std::size_t{64} << 20);
   in.upload(ones.data(), kTotal * 4);
-  CUDA_CHECK(cudaMemset(scratch.get(), 0, scratch.bytes()));  // the chunks' counters start at zero
   const auto* x = static_cast<const float*>(in.get());
-  Bench b{scrubber, stream, out, {}};
+  Bench b{scrubber, stream, out, scratch, {}};
   rows_case<1, 2, 2>(b, x, 8);
   rows_case<4, 2, 2>(b, x, 32);
   rows_case<16, 2, 2>(b, x, 128);
@@ -390,9 +396,6 @@ int run() {
       if (across != plan_for(matrix(ch11::Layout::columns, L), x).across) columns_narrow_case(b, x, L, across, scratch);
   for (std::size_t L : {std::size_t{8}, std::size_t{32}, std::size_t{128}, std::size_t{1024}, std::size_t{8192}})
     for (std::size_t tiles : {std::size_t{0}, std::size_t{2}, std::size_t{8}}) columns_two_launch_case(b, x, L, tiles, scratch);
-  // The two launches store their partials from the scratch's first byte on, over the counters
-  // that the ticketed kernels below need at zero.
-  CUDA_CHECK(cudaMemset(scratch.get(), 0, scratch.bytes()));
   const std::vector<std::uint16_t> ones_f16(kTotal, 0x3C00);  // 1.0 in binary16
   in.upload(ones_f16.data(), kTotal * 2);
   const auto* h = static_cast<const __half*>(in.get());

@@ -584,7 +584,8 @@ def batched_tables(rows):
     lines = ["## Batched reductions", "",
              "Many reductions in one call: the rows or the columns of a [B, L] matrix, or segments "
              "of varying length (their number, their mean length, and whether the lengths are "
-             "uniform or heavy-tailed). GB/s counts the elements read once. "
+             "uniform or heavy-tailed). GB/s counts the input read once (segments: the elements and "
+             "the int64 offsets) and the results written. "
              f"× `{BATCHED_BASELINE}`: GB/s divided by CUB's segmented reduction's at the same "
              "shape (CUB has no column reduction); × naive mapping: "
              + ", ".join(f"`{k}` divided by `{naive}`" for k, naive in NAIVE_MAPPING.items())

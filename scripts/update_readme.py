@@ -430,7 +430,8 @@ def batched_chapter(chapter, batched, machine):
     naive = "; ".join(f"`{k}`'s GB/s divided by `{v}`'s" for k, v in plot.NAIVE_MAPPING.items())
     intro = (f"Measured on **{machine.gpu}**. Many reductions in one call: the rows or the "
              f"columns of a [B, L] matrix, or B segments of varying length, L their mean (lengths "
-             f"uniform or heavy-tailed). GB/s: the input read once, in 10^9 bytes/s; % of DRAM "
+             f"uniform or heavy-tailed). GB/s: the input read once (segments: the elements and the "
+             f"int64 offsets), in 10^9 bytes/s; % of DRAM "
              f"peak: of the theoretical DRAM bandwidth ({machine.dram_gbps:.0f} GB/s); both the "
              f"steady state, the median call among calls queued back to back. L2-resident rows "
              f"(input no larger than L2, {machine.l2_label}) are measured hot and measure L2, not "

@@ -287,18 +287,18 @@ __device__ __forceinline__ unsigned long long global_timer() {
 //
 // A block of kColumnBlock threads lays P threads across the row (P = min(vectors per row, 32): a
 // warp reads 32 neighbouring 16-byte vectors, 512 contiguous bytes; 16 or 8 where strips that wide
-// are too few to fill the GPU: column_tiles) and R = kColumnBlock / P rows deep. Thread (x, y) sums its columns down rows y, y + R, ... of the block's chunk of rows, then
-// the R threads of each column meet: by shuffles within a warp, then pairwise in a fixed tree in
-// shared memory across the warps. A chunk is not one run of rows but tiles of kTrip x R rows (a
-// trip of every thread) dealt out in turn: chunk k takes tiles k, k + K, k + 2K, ..., so that the
-// K blocks of a strip move down the matrix side by side and end together (kInterleaved; against
-// one run of rows a chunk, results/h200/experiments/grid_tuning.md). blockIdx.y is the chunk: with
-// one chunk the block writes the
-// results; else it writes partial k of each of its columns into a [chunks, cols] matrix, and the
-// last of a strip's chunks to finish reduces the strip's partials over the chunks with the same
-// code (CombineOp: the partials are already accumulators), in chunk order: one launch. kVector:
-// 16-byte loads (kCount columns a thread), which needs every row on a 16-byte boundary and cols a
-// multiple of kCount; else a column a thread.
+// are too few to fill the GPU: column_tiles) and R = kColumnBlock / P rows deep. Thread (x, y) sums
+// its columns down rows y, y + R, ... of the block's chunk of rows, then the R threads of each
+// column meet: by shuffles within a warp, then pairwise in a fixed tree in shared memory across the
+// warps. A chunk is not one run of rows but tiles of kTrip x R rows (a trip of every thread) dealt
+// out in turn: chunk k takes tiles k, k + K, k + 2K, ..., so that the K blocks of a strip move down
+// the matrix side by side (kInterleaved; against one run of rows a chunk,
+// results/h200/experiments/grid_tuning.md). blockIdx.y is the chunk: with one chunk the block
+// writes the results; else it writes partial k of each of its columns into a [chunks, cols] matrix,
+// and the last of a strip's chunks to finish reduces the strip's partials over the chunks with the
+// same code (CombineOp: the partials are already accumulators), in chunk order: one launch.
+// kVector: 16-byte loads (kCount columns a thread), which needs every row on a 16-byte boundary and
+// cols a multiple of kCount; else a column a thread.
 constexpr unsigned kColumnBlock = 512;
 constexpr unsigned kColumnTree = 9;  // log2(kColumnBlock): the levels of a column's meeting
 static_assert(1u << kColumnTree == kColumnBlock, "kColumnTree is log2(kColumnBlock)");
@@ -607,9 +607,10 @@ struct SegmentTuning {
   static constexpr bool kGuessProbe = true;     // with those, probes around where the bound would
                                                 // lie if every segment cost the same
                                                 // (GuessedProbes), so that where the bound lies among
-                                                // them one more step of the search ends it: 2 trips
-                                                // to memory in all instead of 5 for 2^21 segments of
-                                                // uniform lengths; where it misses, the usual first
+                                                // them one more step of the search ends it (in a
+                                                // model of the search, 2 trips to memory in all
+                                                // instead of 5 for 2^21 segments of uniform
+                                                // lengths); where it misses, the usual first
                                                 // step's probes, loaded in the same trip, take over
   static constexpr bool kStagedLoads = true;    // a window's elements copied into shared memory
                                                 // (cp.async), each copy 512 contiguous bytes a warp,
@@ -1434,8 +1435,8 @@ void launch_balanced(const BatchedCall& c, const Plan& p) {
 // trips of the block's rows allow. Narrower strips need fewer chunks to fill the GPU, so the last
 // block of each strip has fewer partials to combine after its ticket (none at L = 8192 floats,
 // where the strips alone fill it): that combine is the call's tail.
-constexpr unsigned kColumnWide = 32;     // loads across a strip where the strips fill the GPU
-constexpr unsigned kColumnNarrow = 8;    // the narrowest strip of 16-byte vectors: 128 bytes
+constexpr unsigned kColumnWide = 32;   // loads across a strip where the strips fill the GPU
+constexpr unsigned kColumnNarrow = 8;  // the narrowest strip of 16-byte vectors: 128 bytes
 struct ColumnTiles {
   unsigned across, split;
   std::size_t deep, strips;

@@ -5,7 +5,7 @@
 
 #include "11_batched/reduce.cuh"
 
-TEST_CASE("11_batched: column_tiles spans the row with strips of 32 loads, or down to 8 where those are too few, one wave of chunks, full trips") {
+TEST_CASE("11_batched: column_tiles takes strips of 32 loads, or down to 8 where too few, one wave of chunks") {
   struct Case {
     const char* what;
     std::size_t rows, vectors;

@@ -145,23 +145,18 @@ __device__ Acc unflagged(unsigned long long word) {
 using Slot = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>;
 using Counter = cuda::atomic_ref<unsigned, cuda::thread_scope_device>;
 
-__device__ inline unsigned long long global_ns() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-
-// Slot i's word once its flag is set. Within one call the wait is the time the store takes to land.
-// A flag that does not come within a second means the contract was broken (two calls in flight on
-// one scratch, and the other call's last block emptied this slot): the kernel stops with an error
-// (cudaErrorLaunchFailure on the next synchronising call) instead of hanging the GPU.
+// Slot i's word once its flag is set. Within one call the wait is the time the store takes to land:
+// a few polls. The flag can fail to come only when the contract is broken (two calls in flight on
+// one scratch, and the other call's last block emptied this slot); the wait would then spin for
+// ever and hang the GPU, so after kMaxPolls polls (seconds of polling, about a microsecond each)
+// the kernel stops with an error (cudaErrorLaunchFailure on the next synchronising call). The guard
+// counts polls, not time: a correct call paused by preemption, another process's work or a
+// debugger does not poll while paused and never reaches it.
 __device__ inline unsigned long long wait_for_flag(unsigned long long* slot) {
-  constexpr unsigned long long kTimeoutNs = 1'000'000'000;
+  constexpr unsigned kMaxPolls = 1u << 22;
   unsigned long long word = Slot(*slot).load(cuda::memory_order_relaxed);
-  if (word >> 32) return word;
-  const unsigned long long start = global_ns();
-  while (((word = Slot(*slot).load(cuda::memory_order_relaxed)) >> 32) == 0)
-    if (global_ns() - start > kTimeoutNs) __trap();
+  for (unsigned polls = 0; (word >> 32) == 0; word = Slot(*slot).load(cuda::memory_order_relaxed))
+    if (++polls == kMaxPolls) __trap();
   return word;
 }
 
@@ -279,6 +274,7 @@ std::size_t zeroed_scratch_bytes() {
 // on one counter would count each other's blocks (the README shows it).
 template <class Op, class Policy = Tuning>
 void launch(const red::ReduceCall& c) {
+  red::check_scratch("10_single_pass", c.scratch, c.scratch_bytes, scratch_bytes<Op, Policy>(c.n));
   if (c.n == 0) return red::launch_store_identity<Op>(c.output, c.stream);
   using Source = SourceOf<Op, Policy>;
   const Source src{static_cast<const typename Op::In*>(c.input)};

@@ -171,6 +171,13 @@ TEST_CASE("10_single_pass: a call the launcher refuses leaves the scratch ready 
   ReduceCall no_input = call;
   no_input.input = nullptr;
   CHECK_THROWS_AS(ch().launch(no_input), std::invalid_argument);
+  for (std::size_t off : {4, 8}) {  // a scratch off a 16-byte boundary: its partials would be misaligned
+    ReduceCall shifted = call;
+    shifted.scratch = static_cast<char*>(call.scratch) + off;
+    CHECK_THROWS_WITH_AS(ch().launch(shifted), "10_single_pass: scratch not aligned to 16 bytes", std::invalid_argument);
+    CHECK_THROWS_WITH_AS(ch10::launch<red::Sum<float>>(shifted), "10_single_pass: scratch not aligned to 16 bytes",
+                         std::invalid_argument);
+  }
 
   CHECK(counter_of(ws) == 0);
   CHECK(launch_and_read(ch(), call, ws) == first);

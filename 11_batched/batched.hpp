@@ -86,11 +86,14 @@ inline std::size_t input_elements(const Shape& s) {
 // Why a shape cannot be run, or "". Indices are int32 (argmax), so no row, column or input may
 // hold more than 2^31 - 1 elements; segment offsets live on the device (check_offsets checks a
 // host copy).
+// The input may span at most 2^60 elements, so that its bytes (8 at most an element) and every
+// count derived from them fit in 64 bits.
 inline std::string why_invalid(const Shape& s) {
   constexpr std::size_t kMaxIndex = 0x7fffffff;
+  constexpr std::size_t kMaxElements = std::size_t{1} << 60;
   if (s.layout == Layout::segments) {
     if (s.segments >= 0xffffffffu) return "more than 2^32 - 2 segments";
-    if (s.n > (std::size_t{1} << 62)) return "n too large";
+    if (s.n > kMaxElements) return "n above 2^60 elements";
     return "";
   }
   std::size_t product = 0, span = 0;
@@ -99,6 +102,8 @@ inline std::string why_invalid(const Shape& s) {
                                 std::to_string(s.cols) + ")";
   if (s.rows > 0 && s.cols > 0 && (__builtin_mul_overflow(s.rows - 1, s.stride, &span) || span + s.cols < span))
     return "the matrix's extent, (rows - 1) x stride + cols, overflows";
+  if (s.rows > 0 && s.cols > 0 && span + s.cols > kMaxElements)
+    return "the matrix spans more than 2^60 elements ((rows - 1) x stride + cols)";
   if (s.rows > kMaxIndex || s.cols > kMaxIndex) return "more than 2^31 - 1 rows or columns";
   return "";
 }
@@ -114,6 +119,20 @@ inline std::string check_offsets(const std::int64_t* o, std::size_t segments, st
     if (s > 0 && o[s] - o[s - 1] > 0x7fffffff) return "segment " + std::to_string(s - 1) + " holds more than 2^31 - 1 elements";
   }
   return "";
+}
+
+// Whether a strategy reduces a layout (automatic reduces every one).
+inline bool reduces(Strategy s, Layout l) {
+  switch (s) {
+    case Strategy::automatic: return true;
+    case Strategy::thread_per_row:
+    case Strategy::group_per_row:
+    case Strategy::block_per_row:
+    case Strategy::blocks_per_row: return l == Layout::rows;
+    case Strategy::columns_tiled:
+    case Strategy::columns_naive: return l == Layout::columns;
+    default: return l == Layout::segments;
+  }
 }
 
 // The supported (op, dtype) pairs: sum, max and argmax of f32, f16 and bf16.

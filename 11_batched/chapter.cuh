@@ -37,8 +37,7 @@ inline void run(const BatchedCall& c) {
   if (reinterpret_cast<std::uintptr_t>(c.input) % red::size_of(c.dtype) != 0)
     throw std::invalid_argument("11_batched: input not aligned to its element type");
   const Plan p = plan_of(c);
-  if (c.scratch_bytes < p.scratch_bytes) throw std::invalid_argument("11_batched: scratch buffer too small");
-  if (p.scratch_bytes > 0 && c.scratch == nullptr) throw std::invalid_argument("11_batched: null scratch pointer");
+  red::check_scratch("11_batched", c.scratch, c.scratch_bytes, p.scratch_bytes);
   red::dispatch(Ops{}, Types{}, c.op, c.dtype, [&](auto tag) {
     using Op = typename decltype(tag)::type;
     launch<Op, typename Op::In>(c);

@@ -3,14 +3,18 @@
 //   11_batched [--rows B --cols L [--stride S] [--axis 1|0]]
 //              [--segments FILE | --segment-dist uniform|heavy [--segment-count N] [--segment-mean M]]
 //              [--op sum|max|argmax] [--dtype f32|f16|bf16] [--dist D] [--seed S] [--input FILE]
-//              [--strategy NAME] [--repeat R] [--json]
+//              [--strategy NAME] [--output FILE] [--repeat R] [--json]
 //
 // Rows (--axis 1, the default) give one result per row, columns (--axis 0) one per column;
 // segments one per segment, from a file of segments + 1 little-endian int64 offsets or generated.
 // Every result is checked against a float64 reference with the chapter's bound; the report gives
 // the results checked, the worst error as a fraction of its bound, pass or fail, the time per call
 // (steady state, common/timing.hpp) and the GB/s (counted_bytes: the input read once, a segmented
-// call's offsets with its elements, plus the results written).
+// call's offsets with its elements, plus the results written); --json prints it as one JSON object
+// (common/json_report.hpp). --output writes the results as they came from the GPU: one
+// little-endian float per row, column or segment (sum, max), or one int32 index into it (argmax).
+// Every argument and file is checked before the GPU is looked for and before anything is
+// allocated.
 // Exit codes: 0 passed, 1 a result failed its check, 2 bad arguments or shape, 3 no GPU, 4 a CUDA error.
 #include <cstdio>
 #include <exception>
@@ -23,6 +27,8 @@
 #include "command_line.hpp"
 #include "device_info.hpp"
 #include "harness.hpp"
+#include "inputs.hpp"
+#include "json_report.hpp"
 #include "runner.hpp"
 #include "timing.hpp"
 
@@ -33,7 +39,7 @@ struct Options {
   int axis = 1;
   std::string segments_file, segment_dist;
   std::size_t segment_count = 1 << 20, segment_mean = 32;
-  std::string op = "sum", dtype = "f32", dist = "normal", input, strategy = "automatic";
+  std::string op = "sum", dtype = "f32", dist = "normal", input, output, strategy = "automatic";
   std::uint64_t seed = 1;
   int repeat = 20;
   bool json = false;
@@ -51,14 +57,13 @@ ch11::Strategy strategy_named(const std::string& s) {
 }
 
 std::vector<std::int64_t> read_offsets(const std::string& path) {
-  std::ifstream f(path, std::ios::binary | std::ios::ate);
-  if (!f) throw Usage("--segments: cannot open '" + path + "'");
-  const std::streamsize bytes = f.tellg();
-  if (bytes < 8 || bytes % 8 != 0)
-    throw Usage("--segments: '" + path + "' must hold segments + 1 int64 offsets (" + std::to_string(bytes) + " bytes)");
-  std::vector<std::int64_t> o(static_cast<std::size_t>(bytes / 8));
-  f.seekg(0);
-  f.read(reinterpret_cast<char*>(o.data()), bytes);
+  const std::size_t count = red::raw_count(path, sizeof(std::int64_t));  // a regular file of whole int64s
+  if (count < 1) throw Usage("--segments: '" + path + "' must hold segments + 1 int64 offsets (it is empty)");
+  if (count - 1 >= 0xffffffffu) throw Usage("--segments: '" + path + "' holds more than 2^32 - 2 segments");
+  std::vector<std::int64_t> o(count);
+  std::ifstream f(path, std::ios::binary);
+  f.read(reinterpret_cast<char*>(o.data()), static_cast<std::streamsize>(count * sizeof(std::int64_t)));
+  if (!f) throw red::FileError("--segments: could not read '" + path + "'");
   return o;
 }
 
@@ -68,6 +73,7 @@ int run(const Options& opt) {
   const std::optional<red::Dist> dist = red::parse_dist(opt.dist);
   if (!dist) throw Usage("--dist: unknown distribution '" + opt.dist + "'");
   if (!ch11::supported(op, t)) throw Usage("11_batched reduces sum, max and argmax of f32, f16 and bf16");
+  const ch11::Strategy strategy = strategy_named(opt.strategy);
   ch11::Shape shape;
   std::vector<std::int64_t> offsets;
   const bool segmented = !opt.segments_file.empty() || !opt.segment_dist.empty();
@@ -87,6 +93,8 @@ int run(const Options& opt) {
     shape.stride = opt.stride ? opt.stride : opt.cols;
   }
   if (const std::string why = ch11::why_invalid(shape); !why.empty()) throw Usage("bad shape: " + why);
+  if (!ch11::reduces(strategy, shape.layout))
+    throw Usage("--strategy " + opt.strategy + " does not reduce " + ch11::name(shape.layout));
   std::size_t elements = ch11::input_elements(shape);
   if (!opt.input.empty()) {
     const std::size_t available = red::raw_element_count(opt.input, t);
@@ -98,13 +106,17 @@ int run(const Options& opt) {
   if (segmented)
     if (const std::string why = ch11::check_offsets(offsets.data(), shape.segments, shape.n); !why.empty())
       throw Usage("bad offsets: " + why);
+  if (!opt.output.empty()) red::check_writable(opt.output);
   if (!red::gpu_available()) {
     std::fprintf(stderr, "11_batched: no usable CUDA GPU\n");
     return red::kExitNoGpu;
   }
   const red::DeviceInfo dev = red::query_device();
   const std::size_t results = ch11::outputs(shape);
-  const std::size_t need = elements * red::size_of(t) + offsets.size() * 8 + results * 4;
+  // At most 2^60 elements (why_invalid) of at most 4 bytes and 2^32 offsets: no sum here wraps.
+  const std::size_t counted = ch11::counted_bytes(shape, red::size_of(t));
+  const std::size_t need = elements * red::size_of(t) + offsets.size() * 8 + results * 4 +
+                           (red::l2_resident(counted, dev) ? 0 : 2 * dev.l2_bytes);  // + the L2 scrub
   if (need > dev.free_memory)
     throw Usage("the shape needs " + std::to_string(need) + " bytes of device memory, " + std::to_string(dev.free_memory) +
                 " are free");
@@ -114,7 +126,7 @@ int run(const Options& opt) {
                                                                  *dist, opt.seed);
   const red::DeviceInput in = red::upload(host);
   const red::Stream stream;
-  const auto prepared = ch11::prepare(op, t, in.data, shape, offsets, strategy_named(opt.strategy), stream.get());
+  const auto prepared = ch11::prepare(op, t, in.data, shape, offsets, strategy, stream.get());
   const ch11::BatchedCall& c = prepared->call;
   const ch11::Plan& plan = prepared->plan;
   prepared->run_and_wait();
@@ -122,7 +134,6 @@ int run(const Options& opt) {
   const ch11::BatchCheck check = ch11::check_all(host, shape, offsets, op, plan, got);
 
   std::optional<red::L2Scrubber> scrubber;
-  const std::size_t counted = ch11::counted_bytes(shape, red::size_of(t));
   if (!red::l2_resident(counted, dev)) scrubber.emplace(dev);
   red::TimingConfig cfg;
   cfg.repetitions = opt.repeat;
@@ -134,14 +145,26 @@ int run(const Options& opt) {
   const std::size_t length = shape.layout == ch11::Layout::rows      ? shape.cols
                              : shape.layout == ch11::Layout::columns ? shape.rows
                                                                      : (segments ? shape.n / segments : 0);
+  if (!opt.output.empty()) red::write_raw(opt.output, got.data(), got.size());
   if (opt.json) {
-    std::printf(
-        "{\"chapter\":\"11_batched\",\"layout\":\"%s\",\"op\":\"%s\",\"dtype\":\"%s\",\"segments\":%zu,\"length\":%zu,"
-        "\"strategy\":\"%s\",\"lanes\":%u,\"split\":%u,\"outputs_checked\":%zu,\"failed\":%zu,\"worst_error_over_bound\":%.4g,"
-        "\"passed\":%s,\"time_us\":%.3f,\"gbps\":%.1f}\n",
-        ch11::name(shape.layout).c_str(), opt.op.c_str(), opt.dtype.c_str(), segments, length, ch11::name(plan.strategy).c_str(),
-        plan.lanes, plan.split, check.checked, check.failed, check.worst_ratio, passed ? "true" : "false", timing.median_us,
-        gbps);
+    red::Json j;
+    j["chapter"] = "11_batched";
+    j["device"] = dev.name;
+    j["layout"] = ch11::name(shape.layout);
+    j["op"] = opt.op;
+    j["dtype"] = opt.dtype;
+    j["segments"] = segments;
+    j["length"] = length;
+    j["strategy"] = ch11::name(plan.strategy);
+    j["lanes"] = plan.lanes;
+    j["split"] = plan.split;
+    j["outputs_checked"] = check.checked;
+    j["failed"] = check.failed;
+    j["worst_error_over_bound"] = red::json_number(check.worst_ratio);
+    j["passed"] = passed;
+    j["time_us"] = red::json_number(timing.median_us);
+    j["gbps"] = red::json_number(gbps);
+    std::fputs(red::json_line(j).c_str(), stdout);
   } else {
     std::printf("11_batched on %s: %s of %s, %zu results of mean length %zu, %s\n", dev.name.c_str(),
                 ch11::name(shape.layout).c_str(), opt.dtype.c_str(), segments, length, opt.op.c_str());
@@ -177,6 +200,7 @@ int main(int argc, char** argv) {
   app.add_option("--strategy", opt.strategy, "automatic (default), or force one: thread_per_row, group_per_row, "
                                              "block_per_row, blocks_per_row, columns_tiled, columns_naive, "
                                              "segments_balanced, segments_naive");
+  app.add_option("--output", opt.output, "write the results to this file: a little-endian float (argmax: int32) each");
   app.add_option("--repeat", opt.repeat, "timed calls (default 20)")->check(CLI::Range(1, 100000));
   app.add_flag("--json", opt.json, "one JSON line instead of the report");
   app.footer("Exit codes: 0 passed, 1 a result failed its check, 2 bad arguments or shape, 3 no GPU, 4 a CUDA error.");

@@ -1345,6 +1345,15 @@ inline unsigned pow2_at_least(std::size_t x) {
   return p;
 }
 
+// The counters at the scratch's start, the same bytes for every shape: one a row of blocks_per_row
+// or a strip of chunked columns, and a call has more than one chunk a row or strip only where its
+// rows or strips are fewer than the blocks the GPU holds at once, at most 32 an SM. Every plan
+// that uses scratch puts its partials after them, so a scratch zeroed once serves calls of any
+// shape (one at a time): no call's partials ever lie where another shape's counters are.
+constexpr std::size_t kMaxBlocksPerSm = 32;
+inline std::size_t counter_capacity() { return std::size_t{sm_count()} * kMaxBlocksPerSm; }
+inline std::size_t counter_bytes() { return tickets_bytes(counter_capacity()); }
+
 // Blocks of `kernel` (kThreads threads) one SM holds at once on the current device.
 template <unsigned kThreads, class Kernel>
 unsigned blocks_per_sm(Kernel kernel, std::size_t shared = 0) {
@@ -1379,9 +1388,10 @@ struct Plan {
                           // (and across the partials); segments: 16-byte loads (input on a 16-byte
                           // boundary)
   std::size_t scratch_bytes = 0;
-  std::size_t zeroed_scratch_bytes = 0;  // blocks_per_row, chunked columns: the counters at the
-                                         // scratch's start, zero before the first call and after
-                                         // every call (the caller zeroes them once)
+  std::size_t zeroed_scratch_bytes = 0;  // every plan with scratch: the counters at its start
+                                         // (counter_bytes, the same for every shape), zero before
+                                         // the first call and after every call (the caller zeroes
+                                         // them once); the partials follow them
 };
 
 // The balanced mapping's sizes (Policy: the kernel's choices): one wave of blocks, since every
@@ -1405,7 +1415,8 @@ void plan_balanced(Plan& p, const Shape& s) {
   // A range's cost is at most the step; its elements at most that plus one end's cost (where it
   // begins on a segment's end) plus the rounding of its first bound (less than a window).
   p.chunk = red::ceil_div(total, std::size_t{p.split} * kWarpsPerBlock) + Policy::kSegmentCost + kWindow;
-  p.scratch_bytes = std::size_t{p.split} * kWarpsPerBlock * sizeof(Pieces<typename Op::Acc>);
+  p.zeroed_scratch_bytes = counter_bytes();  // not used here, and left zero for the shapes that count
+  p.scratch_bytes = p.zeroed_scratch_bytes + std::size_t{p.split} * kWarpsPerBlock * sizeof(Pieces<typename Op::Acc>);
 }
 
 // The balanced mapping's two kernels, as plan_balanced<Op, T, Policy> sized them.
@@ -1413,7 +1424,7 @@ template <class Op, class T, class Policy = SegmentPolicy<T>>
 void launch_balanced(const BatchedCall& c, const Plan& p) {
   const Shape& s = c.shape;
   const T* in = static_cast<const T*>(c.input);
-  auto* records = static_cast<Pieces<typename Op::Acc>*>(c.scratch);
+  auto* records = reinterpret_cast<Pieces<typename Op::Acc>*>(static_cast<unsigned char*>(c.scratch) + p.zeroed_scratch_bytes);
   if (p.vector)
     segments_balanced<Op, T, true, Policy><<<p.split, kBlock, 0, c.stream>>>(in, s.offsets, s.segments, c.output, records);
   else
@@ -1485,11 +1496,12 @@ Plan plan(const BatchedCall& c) {
       p.split = static_cast<unsigned>(std::min(most, wanted));
       // Whole trips of the block's loads (kUnroll vectors a thread) in every block but a row's last.
       const std::size_t trip = kBlock * kUnroll * kCount;
-      p.chunk = red::ceil_div(red::ceil_div(s.cols, p.split), trip) * trip;
+      p.chunk = std::max<std::size_t>(1, red::ceil_div(red::ceil_div(s.cols, p.split), trip)) * trip;  // cols 0: one trip
       p.split = static_cast<unsigned>(std::max<std::size_t>(1, red::ceil_div(s.cols, p.chunk)));
       p.strategy = p.split == 1 ? Strategy::block_per_row : Strategy::blocks_per_row;
-      if (p.split > 1) {  // a counter per row, then the row's partials
-        p.zeroed_scratch_bytes = tickets_bytes(s.rows);
+      if (p.split > 1) {  // a counter per row, then the rows' partials
+        if (s.rows > counter_capacity()) throw std::logic_error("11_batched: more split rows than counters");
+        p.zeroed_scratch_bytes = counter_bytes();
         p.scratch_bytes = p.zeroed_scratch_bytes + s.rows * p.split * sizeof(Acc);
       }
     }
@@ -1526,7 +1538,8 @@ Plan plan(const BatchedCall& c) {
       const std::size_t tile = p.trip * deep;
       p.chunk = red::ceil_div(red::ceil_div(std::max<std::size_t>(s.rows, 1), tile), p.split) * tile;
       if (p.split > 1) {
-        p.zeroed_scratch_bytes = tickets_bytes(blocks_x);  // a counter per strip, then the partials
+        if (blocks_x > counter_capacity()) throw std::logic_error("11_batched: more chunked strips than counters");
+        p.zeroed_scratch_bytes = counter_bytes();  // a counter per strip, then the partials
         p.scratch_bytes = p.zeroed_scratch_bytes + std::size_t{p.split} * s.cols * sizeof(Acc);
         // The last block of a strip reads its columns of the partials across, up to a block wide.
         const std::size_t strip = std::min<std::size_t>(s.cols, std::size_t{p.across} * (p.vector ? kCount : 1));

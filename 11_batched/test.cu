@@ -9,6 +9,7 @@
 
 #include "11_batched/host_reference.hpp"
 #include "device_buffer.hpp"
+#include "device_info.hpp"
 #include "runner.hpp"
 #include "test_support.hpp"
 
@@ -26,17 +27,23 @@ struct Batch {
   std::vector<std::int64_t> offsets;  // segments
   std::size_t base_offset = 0;        // elements past a 256-byte boundary where the input starts
 
+  // Two calls on one scratch, the output poisoned before each (a result never written shows as
+  // 0xA5A5A5A5): the second must give the first's bits, and its results are returned.
   std::vector<std::byte> run(Op op, Strategy strategy = Strategy::automatic, cudaStream_t stream = nullptr,
                              int scratch_fill = -1) const {
     const DeviceInput in = upload(host, base_offset);
     const auto p = ch11::prepare(op, host.dtype, in.data, shape, offsets, strategy, stream);
-    p->output.fill(0xA5, stream);  // a result never written shows (on the call's stream: ordered before it)
     if (scratch_fill >= 0) p->scratch.fill(scratch_fill, stream, p->plan.zeroed_scratch_bytes);  // not the counters
+    p->output.fill(0xA5, stream);  // on the call's stream: ordered before it
     p->run_and_wait();
     CHECK_MESSAGE(p->counters_are_zero(), "a call left its scratch's counters nonzero");
-    p->run_and_wait();  // a second call on the same scratch: the counters as the first call left them
+    const std::vector<std::byte> first = p->results();
+    p->output.fill(0xA5, stream);
+    p->run_and_wait();  // the counters as the first call left them
     CHECK_MESSAGE(p->counters_are_zero(), "a second call left its scratch's counters nonzero");
-    return p->results();
+    const std::vector<std::byte> second = p->results();
+    CHECK_MESSAGE(second == first, "a second call on the same scratch gave other results");
+    return second;
   }
 
   // Runs and checks every result; returns the plan that ran.
@@ -289,8 +296,127 @@ TEST_CASE("11_batched: bad shapes and calls are refused with a reason") {
   c.dtype = DType::f32;
   c.strategy = Strategy::columns_naive;
   CHECK_THROWS_AS(ch11::run(c), std::invalid_argument);  // a column strategy for rows
-  c.strategy = Strategy::blocks_per_row;
-  c.shape = rows(2, 500);
-  c.scratch_bytes = 0;
-  if (ch11::scratch_bytes_of(c) > 0) CHECK_THROWS_AS(ch11::run(c), std::invalid_argument);
+  // Shapes that need scratch on any GPU: two rows of 2^22 split across blocks, 2^16 rows of 64
+  // columns in chunks, and segments (the balanced mapping's records).
+  const HostArray big = generate(DType::f32, std::size_t{1} << 22 << 1, Dist::normal, test::fresh_seed());
+  const DeviceInput big_in = upload(big);
+  std::vector<std::int64_t> o = ch11::make_offsets(1000, 32, ch11::SegmentDist::uniform, test::fresh_seed());
+  o.back() = std::min<std::int64_t>(o.back(), static_cast<std::int64_t>(big.n));
+  DeviceBuffer offsets(o.size() * 8);
+  offsets.upload(o.data(), o.size() * 8);
+  Shape seg = segments(o.size() - 1, static_cast<std::size_t>(o.back()));
+  seg.offsets = static_cast<const std::int64_t*>(offsets.get());
+  DeviceBuffer many(std::size_t{1} << 16 << 2);
+  for (const Shape& shape : {rows(2, std::size_t{1} << 22), columns(std::size_t{1} << 16, 64), seg}) {
+    INFO("layout ", ch11::name(shape.layout));
+    c.input = big_in.data;
+    c.output = many.get();
+    c.shape = shape;
+    c.strategy = Strategy::automatic;
+    const std::size_t needed = ch11::scratch_bytes_of(c);
+    REQUIRE(needed > 0);
+    DeviceBuffer scratch(needed + 16);
+    c.scratch = scratch.get();
+    c.scratch_bytes = needed - 1;
+    CHECK_THROWS_WITH_AS(ch11::run(c), doctest::Contains("scratch buffer too small"), std::invalid_argument);
+    c.scratch_bytes = needed;
+    c.scratch = static_cast<char*>(scratch.get()) + 8;
+    CHECK_THROWS_WITH_AS(ch11::run(c), "11_batched: scratch not aligned to 16 bytes", std::invalid_argument);
+    c.scratch = nullptr;
+    CHECK_THROWS_WITH_AS(ch11::run(c), doctest::Contains("null scratch"), std::invalid_argument);
+  }
+}
+
+TEST_CASE("11_batched: rows of no columns under every row strategy") {
+  const HostArray host = generate(DType::f32, 1, Dist::normal, test::fresh_seed());
+  for (Strategy s : {Strategy::automatic, Strategy::thread_per_row, Strategy::group_per_row, Strategy::block_per_row,
+                     Strategy::blocks_per_row})
+    for (Op op : kOps) Batch{host, rows(10, 0)}.check(op, s);
+}
+
+TEST_CASE("11_batched: one scratch, zeroed once, serves calls of every shape in turn") {
+  // Rows split across blocks, chunked columns, segments and the rest, one after another on one
+  // scratch, then the same sequence again: each shape's counters lie where another shape's
+  // partials were unless every shape keeps its counters in one place (ch11::counter_bytes).
+  const HostArray host = generate(DType::f32, std::size_t{1} << 23, Dist::ints, test::fresh_seed());
+  const DeviceInput in = upload(host);
+  std::vector<std::int64_t> o = ch11::make_offsets(1 << 14, 256, ch11::SegmentDist::heavy, test::fresh_seed());
+  for (auto& v : o) v = std::min<std::int64_t>(v, static_cast<std::int64_t>(host.n));
+  DeviceBuffer offsets(o.size() * 8);
+  offsets.upload(o.data(), o.size() * 8);
+  Shape seg = segments(o.size() - 1, host.n);
+  seg.offsets = static_cast<const std::int64_t*>(offsets.get());
+  const Shape shapes[] = {rows(2, std::size_t{1} << 22),  rows(7, 1'000'003),      columns(std::size_t{1} << 16, 64),
+                          columns(4099, 2048),            seg,                      rows(1 << 16, 100),
+                          columns(300, 1 << 13),          rows(3, (std::size_t{1} << 21) + 1)};
+  std::size_t largest = 0;
+  ch11::BatchedCall c;
+  c.input = in.data;
+  for (const Shape& s : shapes) {
+    c.shape = s;
+    largest = std::max(largest, ch11::scratch_bytes_of(c));
+  }
+  DeviceBuffer scratch(largest), out(std::size_t{1} << 16 << 2);
+  scratch.zero_prefix(ch11::counter_bytes());  // once
+  const std::vector<std::int64_t> none;
+  for (int round = 0; round < 2; ++round)
+    for (const Shape& s : shapes) {
+      INFO("round ", round, ", layout ", ch11::name(s.layout), ", rows ", s.rows, ", cols ", s.cols);
+      c.shape = s;
+      c.output = out.get();
+      c.scratch = scratch.get();
+      c.scratch_bytes = scratch.bytes();
+      c.op = Op::sum;
+      const ch11::Plan plan = ch11::plan_of(c);
+      CHECK((plan.scratch_bytes == 0 || plan.zeroed_scratch_bytes == ch11::counter_bytes()));
+      out.fill(0xA5);
+      CUDA_CHECK(cudaDeviceSynchronize());
+      ch11::run(c);
+      CUDA_CHECK(cudaDeviceSynchronize());
+      std::vector<std::byte> got(ch11::outputs(s) * 4);
+      out.download(got.data(), got.size());
+      const ch11::BatchCheck r = ch11::check_all(host, s, s.layout == Layout::segments ? o : none, Op::sum, plan, got);
+      CHECK_MESSAGE(r.failed == 0, r.first_failure);
+      CHECK(scratch.prefix_is_zero(ch11::counter_bytes()));
+    }
+}
+
+// ---- above 2^31 elements (ctest's label "large") ----------------------------------------------------
+
+namespace {
+// Whether the device holds `bytes` of input with room to spare; else the case says why it skipped.
+bool device_holds(std::size_t bytes) {
+  if (3 * bytes < query_device().free_memory) return true;
+  MESSAGE("skipped: the device has too little free memory for ", bytes, " bytes of input (and room to spare)");
+  return false;
+}
+constexpr std::size_t kPast31 = (std::size_t{1} << 31) + 34;  // elements in all: past every 32-bit count
+}  // namespace
+
+TEST_CASE("large: 11_batched rows, columns and segments of more than 2^31 elements" * doctest::test_suite("large")) {
+  if (!device_holds(kPast31 * 2)) return;
+  // f16 small integers: every sum is exact, so a lost or doubled element shows.
+  const HostArray host = generate(DType::f16, kPast31, Dist::ints, test::fresh_seed());
+  test::progress("rows: 2 rows of 2^30 + 17");
+  for (Op op : {Op::sum, Op::argmax}) Batch{host, rows(2, kPast31 / 2)}.check(op);
+  test::progress("columns: 2^21 + 32 rows of 1024, then of 1023 with a stride of 1024");
+  Batch{host, columns(kPast31 / 1024, 1024)}.check(Op::sum);
+  Batch{host, columns(kPast31 / 1024, 1023, 1024)}.check(Op::max);
+  test::progress("segments: 1000 of about 2^21 elements, and one of 2^31 - 1");
+  std::vector<std::int64_t> o = ch11::make_offsets(1000, std::size_t{1} << 21, ch11::SegmentDist::uniform, test::fresh_seed());
+  for (auto& v : o) v = std::min<std::int64_t>(v, static_cast<std::int64_t>(kPast31));
+  o.back() = static_cast<std::int64_t>(kPast31);
+  Batch many = segment_batch(host, o);
+  many.check(Op::sum);
+  const std::vector<std::int64_t> one_long = {0, 17, 17 + std::int64_t{0x7fffffff}};
+  segment_batch(host, one_long).check(Op::sum);
+}
+
+TEST_CASE("large: 11_batched argmax of one row of 2^31 - 1 elements, the winner at the end" *
+          doctest::test_suite("large")) {
+  const std::size_t n = 0x7fffffff;
+  if (!device_holds(n * 2)) return;
+  HostArray host = generate(DType::f16, n, Dist::ints, test::fresh_seed());
+  host.set(n - 2, 1000.0);  // above every small integer: the index is 2^31 - 3, the top of int32's range
+  for (Op op : {Op::argmax, Op::max}) Batch{host, rows(1, n)}.check(op);
 }

@@ -94,6 +94,43 @@ std::vector<std::uint8_t> generate_bytes(bool all, const std::string& at, std::s
   return x;
 }
 
+std::vector<float> generate_exact_factors(std::size_t n, std::uint64_t seed, double& product) {
+  std::vector<float> x(n, 1.0f);
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<std::size_t> where(0, n ? n - 1 : 0);
+  const auto place = [&](float factor, std::size_t count) {
+    for (std::size_t k = 0; k < count && k < n; ++k) {
+      std::size_t i = where(rng);
+      while (x[i] != 1.0f) i = (i + 1) % n;  // a free position (at most 107 are taken)
+      x[i] = factor;
+    }
+  };
+  const std::size_t few = std::min<std::size_t>(n / 2, 64);  // keeps room for the others when n is small
+  place(2.0f, few);
+  place(0.5f, few * 40 / 64);
+  place(-1.0f, std::min<std::size_t>(n / 8, 3));
+  product = 1;
+  for (const float v : x) product *= v;  // powers of two: exact in double too
+  return x;
+}
+
+std::vector<float> generate_exact_squares(std::size_t n) {
+  std::vector<float> x(n, 0.0f);
+  for (std::size_t i = 0; i < n; i += 4099) x[i] = static_cast<float>(1 + i % 3);
+  return x;
+}
+
+std::vector<float2> generate_unit_steps(std::size_t n, std::uint64_t seed) {
+  std::vector<float2> x(n);
+  per_chunk<char>(n, [&](std::size_t begin, std::size_t end) {
+    std::mt19937_64 rng = chunk_generator(seed, begin);
+    std::uniform_int_distribution<int> sign(0, 1), b(-1, 1);
+    for (std::size_t i = begin; i < end; ++i) x[i] = float2{sign(rng) ? 1.0f : -1.0f, static_cast<float>(b(rng))};
+    return char{};
+  });
+  return x;
+}
+
 ArgMinReference argmin_reference(const float* x, std::size_t n) {
   struct Part {
     ArgMinReference best;

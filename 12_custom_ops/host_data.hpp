@@ -27,6 +27,19 @@ std::vector<float2> generate_pairs(std::size_t n, std::uint64_t seed);
 // ("start", "middle", "end"; "none": nowhere).
 std::vector<std::uint8_t> generate_bytes(bool all, const std::string& at, std::size_t n);
 
+// Exact data, for the exact-data gates (host_reference.hpp): inputs on which every order of
+// combining is exact, so that a kernel's result must equal the reference bit for bit.
+// Factors: all 1 but for up to 64 of 2, up to 40 of 0.5 and up to 3 of -1 at spread positions, so
+// that every partial product, in any order, is +-2^k with -40 <= k <= 64, exact in float; the
+// product is returned in `product`.
+std::vector<float> generate_exact_factors(std::size_t n, std::uint64_t seed, double& product);
+// Squares: small integers (1 to 3) at one element in 4099, zeros elsewhere: every partial sum of
+// their squares is an integer below 2^24 for any n up to 2^31, exact in float.
+std::vector<float> generate_exact_squares(std::size_t n);
+// Affine steps x -> a x + b with a = +-1 and b in {-1, 0, 1}: every partial composition is a pair
+// of integers far below 2^24, exact in float, while the order of the steps still matters.
+std::vector<float2> generate_unit_steps(std::size_t n, std::uint64_t seed);
+
 // ---- references ------------------------------------------------------------------------------------
 
 // Neumaier's compensated sum: the reference sums' error is a few units of double's epsilon.

@@ -8,10 +8,13 @@
 //   sum of logs (LogProduct)       |ln|p| error| <= (depth + 3) eps sum |ln|x_i|| + n 2^-22 ln 2
 //                                  (a sum's bound, common/reference.hpp, plus each term's rounding
 //                                  and __log2f's 2^-22 on the mantissa, CUDA Math API)
-//   mantissa/exponent, product     relative error <= (n + 1) eps: every multiplication rounds once
-//                                  (Higham, "Accuracy and Stability of Numerical Algorithms",
-//                                  2nd ed., Lemma 3.1 and section 3.1: a product of n numbers has
-//                                  relative error at most gamma_(n-1))
+//   mantissa/exponent, product     relative error <= gamma_(n-1) = (n - 1) u / (1 - (n - 1) u),
+//                                  u = 2^-24 (Higham, "Accuracy and Stability of Numerical
+//                                  Algorithms", 2nd ed., Lemma 3.1 and section 3.1). Not the
+//                                  depth: each of the n - 1 multiplications rounds the running
+//                                  product, and every rounding reaches the result, whatever the
+//                                  tree. From n - 1 = 2^23 on, gamma is 1 or more: no bound is left
+//                                  (Verdict::bounded false), and only the exact-data gate judges.
 //   log-sum-exp (online)           |error| <= (3 depth + 6 + 104) eps + eps |lse|: a thread's
 //                                  terms come from __expf, within 2 + 1.16 |y| ulp of exp(y) (CUDA
 //                                  Math API), at most 104 ulp for the y >= -88 that matter; each
@@ -40,6 +43,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -48,11 +52,13 @@
 #include "12_custom_ops/host_data.hpp"
 #include "12_custom_ops/reduce.cuh"
 #include "device_buffer.hpp"
+#include "json_report.hpp"
 #include "reference.hpp"  // red::RawResult
 
 namespace ch12 {
 
-constexpr double kEps = 1.0 / (1 << 23);
+constexpr double kEps = 1.0 / (1 << 23);           // float's machine epsilon
+constexpr double kUnitRoundoff = 1.0 / (1 << 24);  // u: round to nearest errs by at most half of eps
 
 // Which kernel a call goes through.
 enum class Kernel { reordering, ordered, votes, votes_early_exit };
@@ -181,11 +187,16 @@ T result_as(const RawResult& raw) {
 
 inline bool both_nan(double a, double b) { return std::isnan(a) && std::isnan(b); }
 
-// The outcome of a check: the error, its bound, and the verdict with the reason.
+// The outcome of a check: the error, its bound, and the verdict with the reason. `bounded` false:
+// no bound below the value itself exists at this n (the products from n = 2^23 + 1 on), so the
+// error is reported and not judged; `passed` is then false and the exact-data gate decides.
+// `result`: the result as JSON numbers (json_report.hpp).
 struct Verdict {
   bool passed = false;
+  bool bounded = true;
   double error = 0, bound = 0;
   std::string why;
+  red::Json result;
 };
 inline Verdict within(double got, double want, double bound, const std::string& what) {
   Verdict v;
@@ -239,8 +250,24 @@ struct Checker<MinMax<T>> {
                  "minmax: got " + shown + ", want [" + std::to_string(want.lo) + ", " + std::to_string(want.hi) + "]");
   }
 };
-// The plain product: within (n + 1) eps of the product where float holds it; where the exact
-// product is outside float's range, the check fails (that is the trap, shown).
+// A product's relative bound, gamma_(n-1) (the header above): +inf where none is left below 1.
+inline double product_gamma(std::size_t n) {
+  const double k = n > 1 ? static_cast<double>(n - 1) * kUnitRoundoff : 0.0;
+  return k < 0.5 ? k / (1 - k) : std::numeric_limits<double>::infinity();
+}
+// A verdict whose bound is gone (gamma_(n-1) >= 1): the error stands, unjudged.
+inline Verdict unbounded(double error, const std::string& what) {
+  Verdict v;
+  v.bounded = false;
+  v.error = error;
+  v.bound = std::numeric_limits<double>::infinity();
+  v.why = what + ": no bound below 100 % at this n ((n - 1) u >= 1/2); the exact-data gate judges";
+  return v;
+}
+
+// The plain product: within gamma_(n-1) of the product where float holds it; where the exact
+// product is outside float's range, the check fails (that is the trap, shown). Its error is
+// relative, |got - p| / |p|.
 template <class T>
 struct Checker<Product<T>> {
   static Verdict check(Kernel, const T* x, std::size_t n, const RawResult& r, std::string& shown) {
@@ -254,7 +281,12 @@ struct Checker<Product<T>> {
         want.log_abs < std::log(static_cast<double>(std::numeric_limits<float>::denorm_min())))
       return exact(false, "product: |p| = e^" + std::to_string(want.log_abs) + " is outside float's range; got " + shown);
     const double p = want.value();
-    return within(got, p, (static_cast<double>(n) + 1) * kEps * std::fabs(p), "product");
+    const double gamma = product_gamma(n);
+    const double relative = std::fabs(got - p) / std::fabs(p);
+    if (!std::isfinite(gamma)) return unbounded(relative, "product");
+    Verdict v = within(relative, 0.0, gamma, "product's relative error");
+    if (!v.passed) v.why = "product: got " + shown + ", want " + std::to_string(p) + ": " + v.why;
+    return v;
   }
 };
 template <class T>
@@ -281,7 +313,10 @@ struct Checker<ScaledProduct<T>> {
     if (want.sign == 0) return exact(got.mantissa == 0.0f, "scaled product: want 0");
     if ((got.mantissa < 0) != (want.sign < 0)) return exact(false, "scaled product: wrong sign");
     const double ln = std::log(std::fabs(static_cast<double>(got.mantissa))) + got.exponent * std::log(2.0);
-    return within(ln, want.log_abs, std::log1p((static_cast<double>(n) + 1) * kEps), "ln|m 2^e|");
+    // The mantissas round as the plain product does: |ln(1 + theta)| <= -ln(1 - gamma_(n-1)).
+    const double gamma = product_gamma(n);
+    if (!std::isfinite(gamma)) return unbounded(std::fabs(ln - want.log_abs), "ln|m 2^e|");
+    return within(ln, want.log_abs, -std::log1p(-gamma), "ln|m 2^e|");
   }
 };
 template <class Op>
@@ -350,14 +385,154 @@ struct Checker<ComposeAffine> {
   }
 };
 
+// ---- a result as numbers: the program's --json and --output ---------------------------------------
+//
+// ResultOf<Op>::json(raw): the result as JSON numbers; ResultOf<Op>::kBytes: the bytes the operator
+// stores at the result (Op::store), which --output writes as they are (little-endian).
+
+template <class Op>
+struct ResultOf {  // a float: the products, the sums of squares, the log-sum-exps, a user's float
+  static constexpr std::size_t kBytes = sizeof(float);
+  static red::Json json(const RawResult& r) { return red::json_number(result_as<float>(r)); }
+};
+template <class T>
+struct ResultOf<ArgMin<T>> {  // the value at byte 0, the int64 index at byte 8
+  static constexpr std::size_t kBytes = 16;
+  static red::Json json(const RawResult& r) {
+    long long index = 0;
+    std::memcpy(&index, r.data() + 8, 8);
+    return red::Json{{"value", red::json_number(result_as<float>(r))}, {"index", index}};
+  }
+};
+template <class T>
+struct ResultOf<MinMax<T>> {
+  static constexpr std::size_t kBytes = sizeof(Range);
+  static red::Json json(const RawResult& r) {
+    const Range v = result_as<Range>(r);
+    return red::Json{{"lo", red::json_number(v.lo)}, {"hi", red::json_number(v.hi)}};
+  }
+};
+template <class T>
+struct ResultOf<LogProduct<T>> {  // ln|p| (float) at byte 0, the sign (int) at byte 4
+  static constexpr std::size_t kBytes = 8;
+  static red::Json json(const RawResult& r) {
+    int sign = 0;
+    std::memcpy(&sign, r.data() + 4, 4);
+    return red::Json{{"log_abs", red::json_number(result_as<float>(r))}, {"sign", sign}};
+  }
+};
+template <class T>
+struct ResultOf<ScaledProduct<T>> {
+  static constexpr std::size_t kBytes = sizeof(Scaled);
+  static red::Json json(const RawResult& r) {
+    const Scaled v = result_as<Scaled>(r);
+    return red::Json{{"mantissa", red::json_number(v.mantissa)}, {"exponent", v.exponent}};
+  }
+};
+template <class Op>
+struct VoteResult {  // an int, 0 or 1
+  static constexpr std::size_t kBytes = sizeof(int);
+  static red::Json json(const RawResult& r) { return result_as<int>(r) != 0; }
+};
+template <>
+struct ResultOf<AnyNonzero> : VoteResult<AnyNonzero> {};
+template <>
+struct ResultOf<AllNonzero> : VoteResult<AllNonzero> {};
+template <class Op>
+struct MomentsResult {
+  static constexpr std::size_t kBytes = sizeof(MeanVarianceResult);
+  static red::Json json(const RawResult& r) {
+    const MeanVarianceResult v = result_as<MeanVarianceResult>(r);
+    return red::Json{{"mean", red::json_number(v.mean)}, {"variance", red::json_number(v.variance)}, {"count", v.count}};
+  }
+};
+template <class T>
+struct ResultOf<MeanVariance<T>> : MomentsResult<MeanVariance<T>> {};
+template <class T>
+struct ResultOf<NaiveMeanVariance<T>> : MomentsResult<NaiveMeanVariance<T>> {};
+template <>
+struct ResultOf<ComposeAffine> {
+  static constexpr std::size_t kBytes = sizeof(Affine);
+  static red::Json json(const RawResult& r) {
+    const Affine v = result_as<Affine>(r);
+    return red::Json{{"a", red::json_number(v.a)}, {"b", red::json_number(v.b)}};
+  }
+};
+
 template <class Op>
 Verdict verdict_of(Kernel k, const typename Op::In* x, std::size_t n, const RawResult& r, std::string& shown) {
-  return Checker<Op>::check(k, x, n, r, shown);
+  Verdict v = Checker<Op>::check(k, x, n, r, shown);
+  v.result = ResultOf<Op>::json(r);
+  return v;
 }
 template <class Op>
 Verdict verdict_of(Kernel k, const typename Op::In* x, std::size_t n, const RawResult& r) {
   std::string shown;
   return verdict_of<Op>(k, x, n, r, shown);
 }
+
+// ---- the exact-data gates --------------------------------------------------------------------------
+//
+// Where an operator has inputs on which every order of combining is exact (host_data.hpp: powers
+// of two for the products, small integers for the sum of squares, unit steps for the affine
+// maps), the program runs kernel k on such an input of the same n and wants the result bit for
+// bit: a lost, doubled or misplaced element fails here whatever a bound allows, and where no bound
+// is left (the products' gamma_(n-1) >= 1) this is the only judge. ExactGate<Op>::kExists is false
+// for the other operators.
+
+struct GateOutcome {
+  bool ran = false, passed = true;
+  std::string why;
+};
+
+template <class Op>
+struct ExactGate {
+  static constexpr bool kExists = false;
+};
+template <class Acc, class Compare>
+GateOutcome gate_outcome(const Acc& got, const Acc& want, Compare equal, const std::string& what) {
+  GateOutcome g;
+  g.ran = true;
+  g.passed = equal(got, want);
+  if (!g.passed) g.why = what;
+  return g;
+}
+template <class T>
+struct ExactGate<Product<T>> {
+  static constexpr bool kExists = true;
+  static GateOutcome run(Kernel k, std::size_t n, std::uint64_t seed) {
+    double want = 1;
+    const std::vector<float> x = generate_exact_factors(n, seed, want);
+    const float got = result_as<float>(run_on_device<Product<T>>(k, x.data(), n).result);
+    return gate_outcome(got, static_cast<float>(want), std::equal_to<float>{},
+                        "product of powers of two: got " + std::to_string(got) + ", want " + std::to_string(want));
+  }
+};
+template <class T>
+struct ExactGate<ScaledProduct<T>> {
+  static constexpr bool kExists = true;
+  static GateOutcome run(Kernel k, std::size_t n, std::uint64_t seed) {
+    double want = 1;
+    const std::vector<float> x = generate_exact_factors(n, seed, want);
+    const Scaled got = result_as<Scaled>(run_on_device<ScaledProduct<T>>(k, x.data(), n).result);
+    const double value = std::ldexp(static_cast<double>(got.mantissa), got.exponent);
+    return gate_outcome(value, want, std::equal_to<double>{},
+                        "product of powers of two: got " + std::to_string(got.mantissa) + " x 2^" +
+                            std::to_string(got.exponent) + ", want " + std::to_string(want));
+  }
+};
+template <>
+struct ExactGate<ComposeAffine> {
+  static constexpr bool kExists = true;
+  static GateOutcome run(Kernel k, std::size_t n, std::uint64_t seed) {
+    const std::vector<float2> x = generate_unit_steps(n, seed);
+    const AffineReference want = affine_reference(x.data(), n);  // integers: exact
+    const Affine got = result_as<Affine>(run_on_device<ComposeAffine>(k, x.data(), n).result);
+    return gate_outcome(got, Affine{static_cast<float>(want.a), static_cast<float>(want.b)},
+                        [](const Affine& a, const Affine& b) { return a.a == b.a && a.b == b.b; },
+                        "unit steps composed: got x -> " + std::to_string(got.a) + " x + " + std::to_string(got.b) +
+                            ", want " + std::to_string(want.a) + " x + " + std::to_string(want.b));
+  }
+};
 
 }  // namespace ch12

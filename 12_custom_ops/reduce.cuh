@@ -355,6 +355,7 @@ std::size_t ordered_zeroed_scratch_bytes() {
 // The order-keeping launcher: any associative operator.
 template <class Op, class Policy = OrderedTuning>
 void launch_ordered(const Call& c) {
+  red::check_scratch("12_custom_ops", c.scratch, c.scratch_bytes, ordered_scratch_bytes<Op, Policy>(c.n));
   if (c.n == 0) return red::launch_store_identity<Op>(c.output, c.stream);
   using Source = OrderedSource<Op, Policy>;
   const Source src{static_cast<const typename Op::In*>(c.input)};
@@ -373,7 +374,8 @@ void launch_ordered(const Call& c) {
 // whose lanes found the deciding byte sets a stop flag (a relaxed store), and every warp reads it
 // once a trip and leaves the loop when set: the bytes after are never read. The answer does not
 // depend on which blocks stopped. The last block (a ticket) ORs the blocks' bits, writes the
-// result and sets the counter and the flag back to 0.
+// result and sets the counter and the flag back to 0; a grid of one block sets the flag back
+// itself.
 constexpr unsigned kVotes = 8;  // 128 bytes in flight a thread
 
 __device__ inline bool decides(uint4 v, bool all) {
@@ -413,8 +415,11 @@ __global__ void __launch_bounds__(kBlock)
     found |= decides(__ldg(reinterpret_cast<const uint4*>(in) + v), kAll);
   for (std::size_t i = vectors * 16 + thread; i < n; i += threads) found |= kAll ? in[i] == 0 : in[i] != 0;
   const bool block_found = __syncthreads_or(found);
-  if (gridDim.x == 1) {
-    if (threadIdx.x == 0) *result = kAll ? !block_found : block_found;
+  if (gridDim.x == 1) {  // every warp has left its loop (the vote above): the flag is read no more
+    if (threadIdx.x == 0) {
+      *result = kAll ? !block_found : block_found;
+      if constexpr (kEarlyExit) ch10::Counter(*stop).store(0, cuda::memory_order_relaxed);
+    }
     return;
   }
   if (threadIdx.x == 0) {
@@ -462,6 +467,7 @@ std::size_t votes_zeroed_scratch_bytes() {
 // any (kAll false) or all (kAll true) of n bytes: the int 0 or 1 at the result.
 template <bool kAll, bool kEarlyExit>
 void launch_votes(const Call& c) {
+  red::check_scratch("12_custom_ops", c.scratch, c.scratch_bytes, votes_scratch_bytes<kAll, kEarlyExit>());
   if (c.n == 0) return red::launch_store_identity<std::conditional_t<kAll, AllNonzero, AnyNonzero>>(c.output, c.stream);
   const unsigned max_blocks = votes_max_blocks<kAll, kEarlyExit>();
   const VoteScratch s(c.scratch, max_blocks);

@@ -1,8 +1,10 @@
 // Chapter 12's tests: every operator over the shared sizes through the kernels it may use, its
 // adversarial inputs against float64, the traps of the naive forms shown to happen, the order of a
 // non-commutative operator, a user's own functors, and determinism.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <string>
@@ -61,22 +63,14 @@ Verdict check_op(Kernel k, const std::vector<typename Op::In>& x, bool expect_pa
 
 // Affine steps as the program and the benchmark generate them (host_data.hpp), from a fresh seed.
 std::vector<float2> affine_steps(std::size_t n) { return generate_pairs(n, red::test::fresh_seed()); }
-// Steps x -> a x + b with a = +-1 and b in {-1, 0, 1}. Every partial composition is a pair of
-// integers far below 2^24, exact in float, so a kernel that keeps the order returns the sequential
-// fold's bits whatever its tree, and one that does not almost surely returns others. (The steps of
-// affine_steps, a in [0.5, 1], forget all but the last few dozen: only an exact check sees the
-// order of the early ones.)
+// Steps x -> a x + b with a = +-1 and b in {-1, 0, 1} (host_data.hpp) and their composition, exact:
+// a kernel that keeps the order returns the sequential fold's bits whatever its tree, and one that
+// does not almost surely returns others. (The steps of affine_steps, a in [0.5, 1], forget all but
+// the last few dozen: only an exact check sees the order of the early ones.)
 std::vector<float2> signed_unit_steps(std::size_t n, Affine& sequential) {
-  std::mt19937_64 rng(red::test::fresh_seed());
-  std::uniform_int_distribution<int> sign(0, 1), b(-1, 1);
-  std::vector<float2> x(n);
-  double a_all = 1, b_all = 0;
-  for (auto& step : x) {
-    step = float2{sign(rng) ? 1.0f : -1.0f, static_cast<float>(b(rng))};
-    a_all *= step.x;
-    b_all = step.x * b_all + step.y;
-  }
-  sequential = {static_cast<float>(a_all), static_cast<float>(b_all)};
+  std::vector<float2> x = generate_unit_steps(n, red::test::fresh_seed());
+  const AffineReference want = affine_reference(x.data(), n);
+  sequential = {static_cast<float>(want.a), static_cast<float>(want.b)};
   return x;
 }
 // A user's largest-magnitude operator (no transform), beside user_op.cuh's sum of squares.
@@ -110,7 +104,7 @@ TEST_CASE("12_custom_ops: argmin and min/max over the shared sizes, both kernels
 }
 
 TEST_CASE("12_custom_ops: products - the plain one leaves float's range, the two fixes do not") {
-  // 300 factors of 1.5: 1.5^300 = 1.4e52, past FLT_MAX. The plain product is inf; both fixes hold it.
+  // 300 factors of 1.5: 1.5^300 = 6.7e52, past FLT_MAX. The plain product is inf; both fixes hold it.
   const std::vector<float> big(300, 1.5f);
   const DeviceRun plain = run<Product<float>>(Kernel::reordering, big);
   CHECK(std::isinf(result_as<float>(plain.result)));
@@ -297,4 +291,176 @@ TEST_CASE("12_custom_ops: the ordered kernel is deterministic and its result doe
   for (int r = 0; r < 5; ++r) CHECK(run<LogSumExp<float>>(Kernel::ordered, x).result == at0.result);
   const DeviceRun w0 = run<MeanVariance<float>>(Kernel::ordered, x);
   for (std::size_t offset = 1; offset < 5; ++offset) CHECK(run<MeanVariance<float>>(Kernel::ordered, x, offset).result == w0.result);
+}
+
+namespace {
+// Kernel k over x on a scratch the caller keeps between calls (its zeroed bytes zeroed once), the
+// output poisoned before the call; the result, after checking that the zeroed bytes are zero again.
+template <class Op>
+RawResult call_on(Kernel k, const std::vector<typename Op::In>& x, const red::DeviceBuffer& scratch) {
+  using In = typename Op::In;
+  red::DeviceBuffer input(std::max<std::size_t>(1, x.size() * sizeof(In))), output(red::kResultBytes);
+  if (!x.empty()) input.upload(x.data(), x.size() * sizeof(In));
+  output.fill(0xA5);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  Call c;
+  c.input = input.get();
+  c.n = x.size();
+  c.output = output.get();
+  c.scratch = scratch.get();
+  c.scratch_bytes = scratch.bytes();
+  launch_with<Op>(k, c);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  RawResult r{};
+  output.download(r.data(), r.size());
+  CHECK_MESSAGE(scratch.prefix_is_zero(zeroed_for<Op>(k)), "a call of n = ", x.size(), " left the zeroed bytes nonzero");
+  return r;
+}
+}  // namespace
+
+TEST_CASE("12_custom_ops: one scratch serves calls of any n in turn, the vote kernels") {
+  // A one-block call that finds its answer early, then calls of many blocks whose deciding byte
+  // lies past every block's first trip (a trip of the GPU's blocks reads about 35 MB on an H200):
+  // a flag left set by the first would stop them all before they reach it.
+  const std::size_t big = std::size_t{1} << 27;
+  const std::size_t sizes[] = {32768, big, 1, 0, 5000, big, 32768, big + 17};
+  for (Kernel k : {Kernel::votes_early_exit, Kernel::votes}) {
+    red::DeviceBuffer scratch(scratch_for<AnyNonzero>(k, big + 17));
+    scratch.zero_prefix(zeroed_for<AnyNonzero>(k));
+    for (std::size_t n : sizes) {
+      red::test::progress("any on one scratch, kernel " + std::string(kernel_name(k)) + ", n=" + std::to_string(n));
+      std::vector<std::uint8_t> x(n, 0);
+      if (n > 1) x[n == 32768 ? 100 : n / 2] = 1;
+      const bool want = n > 1;
+      CHECK_MESSAGE(result_as<int>(call_on<AnyNonzero>(k, x, scratch)) == int(want), "any, kernel ", kernel_name(k), ", n = ", n);
+    }
+  }
+  for (Kernel k : {Kernel::votes_early_exit, Kernel::votes}) {
+    red::DeviceBuffer scratch(scratch_for<AllNonzero>(k, big));
+    scratch.zero_prefix(zeroed_for<AllNonzero>(k));
+    for (std::size_t n : sizes) {
+      std::vector<std::uint8_t> x(n, 1);
+      if (n > 1) x[n == 32768 ? 100 : n / 2] = 0;
+      CHECK_MESSAGE(result_as<int>(call_on<AllNonzero>(k, x, scratch)) == int(n <= 1), "all, kernel ", kernel_name(k), ", n = ", n);
+    }
+  }
+}
+
+TEST_CASE("12_custom_ops: one scratch serves calls of any n in turn, the generic kernels") {
+  const std::size_t sizes[] = {32768, std::size_t{1} << 22, 1, 0, 5000, (std::size_t{1} << 22) + 17};
+  for (Kernel k : {Kernel::reordering, Kernel::ordered}) {
+    red::DeviceBuffer scratch(scratch_for<AnyNonzero>(k, std::size_t{1} << 22));
+    scratch.zero_prefix(zeroed_for<AnyNonzero>(k));
+    for (std::size_t n : sizes) {
+      std::vector<std::uint8_t> x(n, 0);
+      if (n > 1) x[n == 32768 ? 100 : n / 2] = 1;
+      CHECK_MESSAGE(result_as<int>(call_on<AnyNonzero>(k, x, scratch)) == int(n > 1), "any, kernel ", kernel_name(k), ", n = ", n);
+    }
+  }
+  for (Kernel k : {Kernel::reordering, Kernel::ordered}) {
+    red::DeviceBuffer scratch(scratch_for<MinMax<float>>(k, 1 << 22));
+    scratch.zero_prefix(zeroed_for<MinMax<float>>(k));
+    for (std::size_t n : {std::size_t{3}, std::size_t{1} << 22, std::size_t{1000}, std::size_t{0}, std::size_t{3'000'017}}) {
+      const std::vector<float> x = normal(n);
+      std::string shown;
+      CHECK_MESSAGE(verdict_of<MinMax<float>>(k, x.data(), n, call_on<MinMax<float>>(k, x, scratch), shown).passed,
+                    "minmax, kernel ", kernel_name(k), ", n = ", n, ": ", shown);
+    }
+  }
+  red::DeviceBuffer scratch(scratch_for<ComposeAffine>(Kernel::ordered, 1 << 22));
+  scratch.zero_prefix(zeroed_for<ComposeAffine>(Kernel::ordered));
+  for (std::size_t n : {std::size_t{1} << 22, std::size_t{5}, std::size_t{513}, std::size_t{3'000'017}}) {
+    const std::vector<float2> x = generate_unit_steps(n, red::test::fresh_seed());
+    const AffineReference want = affine_reference(x.data(), n);
+    const Affine got = result_as<Affine>(call_on<ComposeAffine>(Kernel::ordered, x, scratch));
+    CHECK_MESSAGE((got.a == want.a && got.b == want.b), "affine, n = ", n);
+  }
+}
+
+TEST_CASE("12_custom_ops: a product's bound is gamma_(n-1), and none is left from n = 2^23 + 1") {
+  CHECK(product_gamma(1) == 0);
+  CHECK(product_gamma(2) == doctest::Approx(kUnitRoundoff));
+  CHECK(product_gamma((std::size_t{1} << 22) + 1) == doctest::Approx(1.0 / 3));
+  CHECK(std::isfinite(product_gamma(std::size_t{1} << 23)));
+  CHECK(std::isinf(product_gamma((std::size_t{1} << 23) + 1)));
+  // 1 + N(0, 10^-4): a running product near 1 rounds down more often than up (README, "The
+  // product"), so the error grows with n; within the bound while there is one, unjudged after.
+  for (std::size_t n : {std::size_t{65'537}, std::size_t{1'000'003}, (std::size_t{1} << 22) + 1}) {
+    const std::vector<float> x = generate_floats("near_one", n, red::test::fresh_seed());
+    for (Kernel k : {Kernel::reordering, Kernel::ordered}) {
+      const Verdict v = check_op<Product<float>>(k, x);
+      CHECK(v.bounded);
+      CHECK(v.error <= v.bound);
+      CHECK(check_op<ScaledProduct<float>>(k, x).bounded);
+    }
+  }
+  const std::vector<float> x = generate_floats("near_one", (std::size_t{1} << 24) + 43, red::test::fresh_seed());
+  const Verdict plain = check_op<Product<float>>(Kernel::reordering, x, false);
+  CHECK_FALSE(plain.bounded);
+  CHECK_FALSE(plain.passed);  // not judged: no pass
+  CHECK(std::isinf(plain.bound));
+  CHECK_FALSE(check_op<ScaledProduct<float>>(Kernel::reordering, x, false).bounded);
+}
+
+TEST_CASE("12_custom_ops: the exact-data gates pass for the kernels that keep their promise, and can fail") {
+  for (std::size_t n : {std::size_t{1}, std::size_t{2}, std::size_t{100}, std::size_t{1'000'003}, (std::size_t{1} << 24) + 43}) {
+    red::test::progress("exact gates n=" + std::to_string(n));
+    for (Kernel k : {Kernel::reordering, Kernel::ordered}) {
+      for (const GateOutcome& g : {ExactGate<Product<float>>::run(k, n, red::test::fresh_seed()),
+                                   ExactGate<ScaledProduct<float>>::run(k, n, red::test::fresh_seed()),
+                                   ExactGate<user_functors::SumOfSquares>::run(k, n, 0)}) {
+        CHECK(g.ran);
+        CHECK_MESSAGE(g.passed, g.why, " (n = ", n, ", kernel ", kernel_name(k), ")");
+      }
+    }
+    const GateOutcome affine = ExactGate<ComposeAffine>::run(Kernel::ordered, n, red::test::fresh_seed());
+    CHECK_MESSAGE(affine.passed, affine.why, " (n = ", n, ")");
+  }
+  // The affine gate catches the reordering kernel (it composes out of order).
+  int caught = 0;
+  for (int trial = 0; trial < 3; ++trial)
+    caught += !ExactGate<ComposeAffine>::run(Kernel::reordering, std::size_t{1} << 22, red::test::fresh_seed()).passed;
+  CHECK(caught > 0);
+  // The product gate's data: one factor in a few million is not 1, so a dropped or repeated block
+  // of ones would pass; a dropped factor would not. Its product is -2^24 whatever the n above 1000.
+  double want = 0;
+  const std::vector<float> f = generate_exact_factors(1'000'003, 5, want);
+  CHECK(want == -16777216.0);
+  CHECK(std::count_if(f.begin(), f.end(), [](float v) { return v != 1.0f; }) == 64 + 40 + 3);
+}
+
+// ---- above 2^31 elements (ctest's label "large") ----------------------------------------------------
+
+TEST_CASE("large: 12_custom_ops beyond 2^31 elements" * doctest::test_suite("large")) {
+  const std::size_t n = (std::size_t{1} << 31) + 7;
+  if (red::test::size_above_2_31(sizeof(float)) == 0) {
+    MESSAGE("skipped: the device has too little free memory for 2^31 + 7 floats (and a copy)");
+    return;
+  }
+  // argmin's winner past index 2^31, where a 32-bit index would wrap; both kernels.
+  std::vector<float> x = generate_floats("uniform", n, red::test::fresh_seed());
+  x[n - 3] = -1.0f;
+  for (Kernel k : {Kernel::reordering, Kernel::ordered}) {
+    red::test::progress(std::string("argmin above 2^31, kernel ") + kernel_name(k));
+    const DeviceRun r = run<ArgMin<float>>(k, x);
+    const Verdict v = verdict_of<ArgMin<float>>(k, x.data(), n, r.result);
+    CHECK_MESSAGE(v.passed, v.why);
+    long long index = 0;
+    std::memcpy(&index, r.result.data() + 8, 8);
+    CHECK(index == static_cast<long long>(n - 3));
+  }
+  x = {};
+  for (Kernel k : {Kernel::reordering, Kernel::ordered}) {
+    red::test::progress(std::string("exact sums of squares above 2^31, kernel ") + kernel_name(k));
+    const GateOutcome g = ExactGate<user_functors::SumOfSquares>::run(k, n, 0);
+    CHECK_MESSAGE(g.passed, g.why);
+  }
+  // any / all over 2^31 + 7 bytes, the deciding byte at the end, with and without the early exit.
+  for (Kernel k : {Kernel::votes, Kernel::votes_early_exit}) {
+    red::test::progress(std::string("any / all above 2^31 bytes, kernel ") + kernel_name(k));
+    std::vector<std::uint8_t> bytes = generate_bytes(false, "end", n);
+    CHECK(result_as<int>(run<AnyNonzero>(k, bytes).result) == 1);
+    bytes = generate_bytes(true, "end", n);
+    CHECK(result_as<int>(run<AllNonzero>(k, bytes).result) == 0);
+  }
 }

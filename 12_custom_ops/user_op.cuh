@@ -31,4 +31,16 @@ struct Checker<user_functors::SumOfSquares> {
     return within(got, want, (depth<user_functors::SumOfSquares>(k, n) + 2) * kEps * want, "sum of squares");
   }
 };
+// Small integers among zeros: every partial sum of squares is an integer below 2^24, exact.
+template <>
+struct ExactGate<user_functors::SumOfSquares> {
+  static constexpr bool kExists = true;
+  static GateOutcome run(Kernel k, std::size_t n, std::uint64_t) {
+    const std::vector<float> x = generate_exact_squares(n);
+    const float want = static_cast<float>(sum_of_squares_reference(x.data(), n));
+    const float got = result_as<float>(run_on_device<user_functors::SumOfSquares>(k, x.data(), n).result);
+    return gate_outcome(got, want, std::equal_to<float>{},
+                        "sum of squares of small integers: got " + std::to_string(got) + ", want " + std::to_string(want));
+  }
+};
 }  // namespace ch12

@@ -8,7 +8,9 @@
 //    launches on two streams never share state and back-to-back calls may reuse one scratch.
 //    A chapter may ask for the first zeroed_scratch_bytes(op, dtype) of it to be zero: the caller zeroes
 //    them once, when it allocates the scratch, and every call that completes leaves them zero
-//    again (chapter 10's ticket counter). Such a scratch serves one call at a time.
+//    again (chapter 10's ticket counter). Such a scratch serves one call at a time. The scratch
+//    starts on a kScratchAlignment-byte boundary (cudaMalloc's are on 256-byte ones): the
+//    launchers carve it into parts and load them with vectors of up to 16 bytes.
 //  - It never writes `input`.
 //  - `support` lists the (op, dtype) pairs it handles; the harness refuses every other pair.
 #pragma once
@@ -17,6 +19,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <stdexcept>
 #include <string>
@@ -26,6 +29,21 @@
 #include "dtype.hpp"
 
 namespace red {
+
+inline constexpr std::size_t kScratchAlignment = 16;
+
+// The scratch a launcher is handed, checked before anything is launched: at least `needed` bytes,
+// not null where any are needed, and on a kScratchAlignment boundary. `who` names the chapter in
+// the message of the std::invalid_argument thrown.
+inline void check_scratch(const std::string& who, const void* scratch, std::size_t bytes, std::size_t needed) {
+  if (bytes < needed)
+    throw std::invalid_argument(who + ": scratch buffer too small (" + std::to_string(bytes) + " bytes, " +
+                                std::to_string(needed) + " needed)");
+  if (needed > 0 && scratch == nullptr)
+    throw std::invalid_argument(who + ": null scratch pointer (scratch_bytes says " + std::to_string(bytes) + " bytes)");
+  if (reinterpret_cast<std::uintptr_t>(scratch) % kScratchAlignment != 0)
+    throw std::invalid_argument(who + ": scratch not aligned to " + std::to_string(kScratchAlignment) + " bytes");
+}
 
 struct ReduceCall {
   Op op = Op::sum;

@@ -56,11 +56,7 @@ Chapter make_chapter(std::string name, std::string summary, LauncherOf launcher_
   ch.scratch_bytes = [find](Op op, DType t, std::size_t n) { return find(op, t).scratch_bytes(n); };
   ch.launch = [find, chapter_name = ch.name](const ReduceCall& c) {
     const Launcher& l = find(c.op, c.dtype);  // throws for unsupported pairs
-    const std::size_t needed = l.scratch_bytes(c.n);
-    if (c.scratch_bytes < needed) throw std::invalid_argument(chapter_name + ": scratch buffer too small");
-    if (needed > 0 && c.scratch == nullptr)
-      throw std::invalid_argument(chapter_name + ": null scratch pointer (scratch_bytes says " +
-                                  std::to_string(c.scratch_bytes) + " bytes)");
+    check_scratch(chapter_name, c.scratch, c.scratch_bytes, l.scratch_bytes(c.n));
     if (c.output == nullptr || (c.n > 0 && c.input == nullptr))
       throw std::invalid_argument(chapter_name + ": null input or output pointer");
     l.launch(c);

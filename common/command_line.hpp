@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <exception>
 #include <iostream>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -45,8 +46,14 @@ template <class Run>
 int run_program(const std::string& name, Run&& run) {
   try {
     return run();
-  } catch (const std::invalid_argument& e) {
+  } catch (const std::invalid_argument& e) {  // BadInput, and inputs.hpp's FileError
     std::fprintf(stderr, "%s: %s\n", name.c_str(), e.what());
+    return kExitUsage;
+  } catch (const NoGpuError& e) {
+    std::fprintf(stderr, "%s: %s\n", name.c_str(), e.what());
+    return kExitNoGpu;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "%s: out of host memory\n", name.c_str());
     return kExitUsage;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s: %s\n", name.c_str(), e.what());

@@ -14,6 +14,7 @@
 
 #include "cuda_check.hpp"
 #include "device_info.hpp"
+#include "json_report.hpp"
 #include "reference.hpp"
 #include "runner.hpp"
 #include "timing.hpp"
@@ -72,15 +73,6 @@ std::size_t host_available_bytes() {
     meminfo.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
   }
   return std::numeric_limits<std::size_t>::max();
-}
-
-// JSON numbers cannot be NaN or infinite; such values are written as strings.
-std::string json_number(double v) {
-  if (std::isnan(v)) return "\"nan\"";
-  if (std::isinf(v)) return v > 0 ? "\"inf\"" : "\"-inf\"";
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
 }
 
 std::string value_text(double v, std::int64_t iv, bool integer) {
@@ -233,17 +225,31 @@ int run_chapter(const Chapter& ch, const Options& opt, std::ostream& out, std::o
   const bool integer = !is_floating(result_dtype(opt.dtype, opt.op));
 
   if (opt.json) {
-    out << "{\"chapter\":\"" << ch.name << "\",\"device\":\"" << dev.name << "\",\"dtype\":\"" << name(opt.dtype)
-        << "\",\"op\":\"" << name(opt.op) << "\",\"n\":" << opt.n << ",\"offset\":" << opt.offset
-        << ",\"result\":" << (integer ? std::to_string(got.ivalue) : json_number(got.value))
-        << ",\"reference\":" << (integer ? std::to_string(ref.ivalue) : json_number(ref.value));
-    if (opt.op == Op::argmax) out << ",\"index\":" << got.index << ",\"reference_index\":" << ref.index;
-    out << ",\"abs_error\":" << json_number(chk.abs_error) << ",\"bound\":" << json_number(chk.bound)
-        << ",\"passed\":" << (chk.passed ? "true" : "false") << ",\"time_us\":" << json_number(t.median_us)
-        << ",\"time_p10_us\":" << json_number(t.p10_us) << ",\"time_p90_us\":" << json_number(t.p90_us)
-        << ",\"latency_us\":" << json_number(t.latency_us) << ",\"gbps\":" << json_number(gbps)
-        << ",\"pct_peak\":" << json_number(pct) << ",\"exact_check\":" << (exact.passed ? "true" : "false")
-        << ",\"l2_resident\":" << (resident ? "true" : "false") << "}\n";
+    Json j;
+    j["chapter"] = ch.name;
+    j["device"] = dev.name;
+    j["dtype"] = name(opt.dtype);
+    j["op"] = name(opt.op);
+    j["n"] = opt.n;
+    j["offset"] = opt.offset;
+    j["result"] = integer ? Json(got.ivalue) : json_number(got.value);
+    j["reference"] = integer ? Json(ref.ivalue) : json_number(ref.value);
+    if (opt.op == Op::argmax) {
+      j["index"] = got.index;
+      j["reference_index"] = ref.index;
+    }
+    j["abs_error"] = json_number(chk.abs_error);
+    j["bound"] = json_number(chk.bound);
+    j["passed"] = chk.passed;
+    j["time_us"] = json_number(t.median_us);
+    j["time_p10_us"] = json_number(t.p10_us);
+    j["time_p90_us"] = json_number(t.p90_us);
+    j["latency_us"] = json_number(t.latency_us);
+    j["gbps"] = json_number(gbps);
+    j["pct_peak"] = json_number(pct);
+    j["exact_check"] = exact.passed;
+    j["l2_resident"] = resident;
+    out << json_line(j);
   } else {
     char line[256];
     out << "device     " << dev.name << " (" << dev.sm_count << " SMs, L2 " << dev.l2_bytes / (1 << 20)

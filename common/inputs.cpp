@@ -163,26 +163,52 @@ HostArray exact_sum_input(DType t, std::size_t n, std::uint64_t seed) {
   return a;
 }
 
-std::size_t raw_element_count(const std::string& path, DType t) {
+std::size_t raw_count(const std::string& path, std::size_t element_bytes) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec))
-    throw std::runtime_error("input file '" + path + "' does not exist or is not a regular file");
+    throw FileError("input file '" + path + "' does not exist or is not a regular file");
   std::uintmax_t bytes = std::filesystem::file_size(path, ec);
-  if (ec) throw std::runtime_error("cannot read the size of input file '" + path + "': " + ec.message());
-  if (bytes % size_of(t) != 0)
-    throw std::runtime_error("input file '" + path + "' holds " + std::to_string(bytes) +
-                             " bytes, not a multiple of the " + std::to_string(size_of(t)) + "-byte element size of " +
-                             std::string(name(t)));
-  return static_cast<std::size_t>(bytes / size_of(t));
+  if (ec) throw FileError("cannot read the size of input file '" + path + "': " + ec.message());
+  if (bytes % element_bytes != 0)
+    throw FileError("input file '" + path + "' holds " + std::to_string(bytes) + " bytes, not a multiple of the " +
+                    std::to_string(element_bytes) + "-byte element size");
+  return static_cast<std::size_t>(bytes / element_bytes);
+}
+
+std::size_t raw_element_count(const std::string& path, DType t) {
+  try {
+    return raw_count(path, size_of(t));
+  } catch (const FileError& e) {
+    const std::string what = e.what();
+    if (what.find("element size") == std::string::npos) throw;
+    throw FileError(what + " of " + std::string(name(t)));
+  }
+}
+
+void check_writable(const std::string& path) {
+  std::error_code ec;
+  const std::filesystem::path p(path);
+  if (path.empty()) throw FileError("output file: empty name");
+  if (std::filesystem::is_directory(p, ec)) throw FileError("output file '" + path + "' is a folder");
+  const std::filesystem::path folder = p.has_parent_path() ? p.parent_path() : std::filesystem::path(".");
+  if (!std::filesystem::is_directory(folder, ec))
+    throw FileError("output file '" + path + "': the folder '" + folder.string() + "' does not exist");
+}
+
+void write_raw(const std::string& path, const void* data, std::size_t bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) throw FileError("cannot open output file '" + path + "' for writing");
+  out.write(static_cast<const char*>(data), static_cast<std::streamsize>(bytes));
+  if (!out) throw FileError("could not write " + std::to_string(bytes) + " bytes to '" + path + "'");
 }
 
 HostArray load_raw(const std::string& path, DType t, std::size_t count) {
   HostArray a = HostArray::uninitialised(t, std::min(count, raw_element_count(path, t)));
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot open input file '" + path + "'");
+  if (!in) throw FileError("cannot open input file '" + path + "'");
   in.read(reinterpret_cast<char*>(a.data()), static_cast<std::streamsize>(a.size_bytes()));
   if (static_cast<std::size_t>(in.gcount()) != a.size_bytes())
-    throw std::runtime_error("input file '" + path + "' ended early");
+    throw FileError("input file '" + path + "' ended early");
   return a;
 }
 

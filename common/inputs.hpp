@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -89,11 +90,25 @@ HostArray filled(DType t, std::size_t n, double value);
 inline constexpr std::size_t kExactNonzeros = std::size_t{1} << 17;
 HostArray exact_sum_input(DType t, std::size_t n, std::uint64_t seed);
 
-// Raw little-endian array of the dtype. Throws std::runtime_error with a clear message when the
-// file is missing or its size is not a multiple of the element size.
+// A file that cannot be used as asked (missing, a folder, the wrong size, not writable): bad input,
+// which every program reports with exit code 2.
+struct FileError : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
+// Raw little-endian array of the dtype. Throws FileError with a clear message when the file is
+// missing or its size is not a multiple of the element size.
 // Reads the first `count` elements (all of them when count is larger than the file).
 HostArray load_raw(const std::string& path, DType t, std::size_t count = SIZE_MAX);
 // The number of elements a file holds, with the same checks, without reading it.
 std::size_t raw_element_count(const std::string& path, DType t);
+// The same for elements of any size (chapter 12's bytes and pairs).
+std::size_t raw_count(const std::string& path, std::size_t element_bytes);
+
+// An output file (--output): check_writable throws FileError, before any work is done, where
+// `path` could not be written (its folder missing, or a folder of that name); write_raw writes
+// `bytes` bytes to it, replacing what was there.
+void check_writable(const std::string& path);
+void write_raw(const std::string& path, const void* data, std::size_t bytes);
 
 }  // namespace red

@@ -123,8 +123,23 @@ fi
 batched="$BUILD_DIR/11_batched/11_batched"
 batched_test="$BUILD_DIR/11_batched/11_batched_test"
 if [[ -x "$batched_test" && ( -z "${SANITIZE_ONLY:-}" || " $SANITIZE_ONLY " == *" 11_"* ) ]]; then
+  # ... and one scratch serving calls of every shape in turn (split rows, chunked columns, segments)
   for tool in memcheck racecheck synccheck initcheck; do
     echo "$tool $batched_test test-case *off?a?16-byte?boundary* 0" >>"$jobs_file"
+    echo "$tool $batched_test test-case *one?scratch* 0" >>"$jobs_file"
+  done
+fi
+# Chapters 10 and 12: calls of different n in turn on one scratch (the counters and the vote's
+# stop flag left zero by every call, a grid of one block included).
+custom_test="$BUILD_DIR/12_custom_ops/12_custom_ops_test"
+if [[ -x "$custom_test" && ( -z "${SANITIZE_ONLY:-}" || " $SANITIZE_ONLY " == *" 12_"* ) ]]; then
+  for tool in memcheck racecheck synccheck initcheck; do
+    echo "$tool $custom_test test-case *one?scratch* 0" >>"$jobs_file"
+  done
+fi
+if [[ -x "$variants_test" && ( -z "${SANITIZE_ONLY:-}" || " $SANITIZE_ONLY " == *" 10_"* ) ]]; then
+  for tool in memcheck racecheck synccheck initcheck; do
+    echo "$tool $variants_test test-case *refuses* 0" >>"$jobs_file"
   done
 fi
 if [[ -x "$batched" && ( -z "${SANITIZE_ONLY:-}" || " $SANITIZE_ONLY " == *" 11_"* ) ]]; then

@@ -17,6 +17,7 @@ command -v python3 >/dev/null || missing+=(python3 python3-pip)
 have_header benchmark/benchmark.h || missing+=(libbenchmark-dev)
 have_header doctest/doctest.h || missing+=(doctest-dev)
 have_header CLI/CLI.hpp || missing+=(libcli11-dev)
+have_header nlohmann/json.hpp || missing+=(nlohmann-json3-dev)
 
 if ((${#missing[@]})); then
   echo "setup: installing ${missing[*]}"

@@ -465,14 +465,22 @@ def custom_ops_reference(rows):
 
 
 def error_cell(value):
-    """An error or bound: 3 significant digits; 1e300 and more stands for a result that is not finite."""
+    """An error or bound: 3 significant digits; 1e300 and more stands for a result that is not
+    finite; a negative bound for none (the products past n = 2^23: no bound below 100 % is left)."""
     if value is None:
         return "—"
+    if value < 0:
+        return "none"
     return "not finite" if value >= 1e300 else f"{value:.3g}"
 
 
 def check_cell(row):
-    return "—" if row["passed"] is None else "pass" if row["passed"] else "**fails**"
+    """pass or **fails** against the bound; where there is none, the exact-data gate's verdict."""
+    if row["passed"] is None:
+        return "—"
+    verdict = "pass" if row["passed"] else "**fails**"
+    bound = row.get("error_bound")
+    return f"exact data only: {verdict}" if bound is not None and bound < 0 else verdict
 
 
 def custom_ops_rows(rows, chapter):

@@ -125,3 +125,58 @@ TEST_CASE("chapter 12 references across chunks: the first NaN or minimum of the 
   omp_set_num_threads(threads);
   CHECK(m_many.variance == doctest::Approx(1.0).epsilon(0.01));
 }
+
+TEST_CASE("chapter 12 exact data: every partial product or sum is exact, the answers known") {
+  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{100}, std::size_t{1'000'003}}) {
+    double product = 0;
+    const std::vector<float> f = generate_exact_factors(n, 11, product);
+    double sequential = 1;
+    int lowest = 0, highest = 0, exponent = 0;
+    for (const float v : f) {
+      CHECK((v == 1.0f || v == 2.0f || v == 0.5f || v == -1.0f));
+      sequential *= v;
+      exponent += v == 2.0f ? 1 : v == 0.5f ? -1 : 0;
+      lowest = std::min(lowest, exponent);
+      highest = std::max(highest, exponent);
+    }
+    CHECK(product == sequential);
+    CHECK(lowest >= -40);  // every partial product, in any order, is +-2^k with -40 <= k <= 64
+    CHECK(highest <= 64);
+  }
+  const std::vector<float> squares = generate_exact_squares(3 * kChunk + 5);
+  CHECK(sum_of_squares_reference(squares.data(), squares.size()) < (1 << 24));
+  const std::vector<float2> steps = generate_unit_steps(kChunk + 3, 4);
+  for (const float2 s : steps) CHECK((std::fabs(s.x) == 1.0f && (s.y == -1.0f || s.y == 0.0f || s.y == 1.0f)));
+}
+
+TEST_CASE("chapter 12's product trap: float products of factors near one round down, most of all near 1") {
+  // The reordering kernel's shape on the host: 4096 lanes, each a running float product of every
+  // 4096th factor, then the lanes in turn; factors 1 + N(0, 10^-4), as the benchmark's near_one.
+  const std::size_t n = std::size_t{1} << 22, lanes = 4096;
+  const std::vector<float> x = generate_floats("near_one", n, 3);
+  std::vector<float> lane(lanes, 1.0f);
+  double exact = 1, drift = 0, drift_near_one = 0, sequential_float = 1;
+  float sequential = 1;
+  for (std::size_t i = 0; i < n; ++i) {
+    float& a = lane[i % lanes];
+    const double want = static_cast<double>(a) * x[i];
+    const float got = a * x[i];
+    const double e = (static_cast<double>(got) - want) / want;  // this multiplication's rounding
+    drift += e;
+    if (std::fabs(a - 1.0f) < 1e-3f) drift_near_one += e;
+    a = got;
+    exact *= x[i];
+    sequential *= x[i];
+  }
+  sequential_float = sequential;
+  float total = 1;
+  for (const float a : lane) total *= a;
+  const double relative = total / exact - 1, sequential_relative = sequential_float / exact - 1;
+  const double random_scale = std::sqrt(static_cast<double>(n)) * std::ldexp(1.0, -24);  // sqrt(n) u
+  INFO("4096 lanes: ", relative, ", sequential: ", sequential_relative, ", sqrt(n) u: ", random_scale);
+  CHECK(relative < -10 * random_scale);             // a bias downward, far past random rounding's scale
+  CHECK(drift < 0);
+  CHECK(drift_near_one < 0);
+  CHECK(drift_near_one / drift > 0.5);              // most of it where the running product is within 10^-3 of 1
+  CHECK(std::fabs(sequential_relative) < std::fabs(relative) / 4);  // one running product strays from 1 sooner
+}

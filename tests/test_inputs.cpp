@@ -84,9 +84,9 @@ TEST_CASE("the raw file loader reads little-endian arrays and refuses bad files"
   CHECK(raw_element_count(path, DType::u8) == 20);
 
   std::string odd = temp_file("red_loader_odd.bin", values, 7);
-  CHECK_THROWS_WITH_AS(load_raw(odd, DType::f32), doctest::Contains("not a multiple"), std::runtime_error);
+  CHECK_THROWS_WITH_AS(load_raw(odd, DType::f32), doctest::Contains("not a multiple"), std::invalid_argument);
   CHECK_THROWS_WITH_AS(load_raw("/nonexistent/red.bin", DType::f32), doctest::Contains("does not exist"),
-                       std::runtime_error);
+                       std::invalid_argument);
   std::filesystem::remove(path);
   std::filesystem::remove(odd);
 }
@@ -111,4 +111,19 @@ TEST_CASE("exact_sum_input: few small positive integers, so every order of addit
   }
   // Different seeds put the nonzeros elsewhere.
   CHECK(exact_sum_input(DType::f32, 1 << 20, 1).bytes != exact_sum_input(DType::f32, 1 << 20, 2).bytes);
+}
+
+TEST_CASE("output files: a missing folder or a folder's name is refused before any work; write_raw writes the bytes") {
+  const std::string folder = std::filesystem::temp_directory_path().string();
+  CHECK_THROWS_WITH_AS(check_writable("/nonexistent-folder/out.bin"), doctest::Contains("does not exist"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(check_writable(folder), doctest::Contains("is a folder"), std::invalid_argument);
+  const std::string path = folder + "/red_output_test.bin";
+  CHECK_NOTHROW(check_writable(path));
+  const float values[] = {1.5f, -2.0f, 3.25f};
+  write_raw(path, values, sizeof values);
+  CHECK(raw_count(path, sizeof(float)) == 3);
+  CHECK(load_raw(path, DType::f32).at(2) == 3.25);
+  CHECK_THROWS_WITH_AS(raw_count(path, 8), doctest::Contains("not a multiple"), std::invalid_argument);
+  std::filesystem::remove(path);
 }

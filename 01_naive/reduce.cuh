@@ -29,6 +29,7 @@ __global__ void reduce_naive(typename Op::Acc* data, std::size_t len, typename O
   const unsigned tile_len = static_cast<unsigned>(min(std::size_t{kTile}, len - base));
   const unsigned i = 2 * threadIdx.x;  // the element this thread accumulates into
 
+  // [excerpt: tree]
   for (unsigned stride = 1; stride < kTile; stride *= 2) {
     // tid % stride == 0 picks every stride-th thread: at stride 2 half of each warp idles,
     // at stride 32 one thread per warp works, yet every warp still steps through the branch.
@@ -36,6 +37,7 @@ __global__ void reduce_naive(typename Op::Acc* data, std::size_t len, typename O
     if (threadIdx.x % stride == 0 && i + stride < tile_len) tile[i] = Op::combine(tile[i], tile[i + stride]);
     __syncthreads();  // the next level reads what this level wrote
   }
+  // [end: tree]
   if (threadIdx.x == 0) {
     if (result)
       Op::store(result, tile[0]);  // last pass: one block, one value

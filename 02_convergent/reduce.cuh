@@ -25,12 +25,14 @@ __global__ void reduce_convergent(typename Op::Acc* data, std::size_t len, typen
   const unsigned tile_len = static_cast<unsigned>(min(std::size_t{kTile}, len - base));
   const unsigned i = threadIdx.x;  // the element this thread accumulates into
 
+  // [excerpt: tree]
   for (unsigned stride = kBlock; stride >= 1; stride /= 2) {
     // tid < stride: threads 0..stride-1 work, whole warps at a time while stride >= 32.
     // The bound check replaces the missing elements of a short last tile by "nothing to add".
     if (i < stride && i + stride < tile_len) tile[i] = Op::combine(tile[i], tile[i + stride]);
     __syncthreads();  // the next level reads what this level wrote
   }
+  // [end: tree]
   if (threadIdx.x == 0) {
     if (result)
       Op::store(result, tile[0]);  // last pass: one block, one value

@@ -26,6 +26,7 @@ __global__ void reduce_shared(const Src* in, std::size_t len, typename Op::Acc* 
   const unsigned tid = threadIdx.x;
   const std::size_t i = blockIdx.x * std::size_t{kTile} + tid;
 
+  // [excerpt: load-and-tree]
   // The first level of the tree happens during the load; missing elements are the identity.
   Acc v = i < len ? red::read<Op>(in, i) : Op::identity();
   if (i + kBlock < len) v = Op::combine(v, red::read<Op>(in, i + kBlock));
@@ -35,6 +36,7 @@ __global__ void reduce_shared(const Src* in, std::size_t len, typename Op::Acc* 
     __syncthreads();  // the writes of the previous level are visible to the whole block
     if (tid < stride) tree[tid] = Op::combine(tree[tid], tree[tid + stride]);
   }
+  // [end: load-and-tree]
   if (tid == 0) {
     if (result)
       Op::store(result, tree[0]);  // last pass: one block, one value

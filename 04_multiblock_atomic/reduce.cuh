@@ -117,15 +117,19 @@ __global__ void reduce_atomic(const typename Op::In* in, std::size_t n, Target<O
   const unsigned tid = threadIdx.x;
   const std::size_t i = blockIdx.x * std::size_t{kTile} + tid;
 
+  // [excerpt: load]
   Acc v = i < n ? Op::load(in[i], i) : Op::identity();
   if (i + kBlock < n) v = Op::combine(v, Op::load(in[i + kBlock], i + kBlock));
   tree[tid] = v;
+  // [end: load]
 
   for (unsigned stride = kBlock / 2; stride >= 1; stride /= 2) {
     __syncthreads();
     if (tid < stride) tree[tid] = Op::combine(tree[tid], tree[tid + stride]);
   }
+  // [excerpt: atomic]
   if (tid == 0) atomic_combine<Op>(target, tree[0]);  // the only inter-block step
+  // [end: atomic]
 }
 
 // ---- the launcher: identity, the blocks' atomics, and where needed the store -----------------

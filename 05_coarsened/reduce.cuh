@@ -30,6 +30,7 @@ __global__ void reduce_coarsened(const typename Op::In* in, std::size_t n, ch04:
   // The new step: a register accumulator over 2 x Coarsen elements. The loop is unrolled, so
   // the loads are independent and issue back to back; elements past n are simply skipped. A
   // thread's indices only grow, which lets an argmax skip the index compare (append).
+  // [excerpt: load]
   Acc acc = Op::identity();
 #pragma unroll
   for (unsigned k = 0; k < 2 * Coarsen; ++k) {
@@ -37,12 +38,15 @@ __global__ void reduce_coarsened(const typename Op::In* in, std::size_t n, ch04:
     if (i < n) acc = Op::append(acc, in[i], i);
   }
   tree[tid] = acc;
+  // [end: load]
 
+  // [excerpt: block]
   for (unsigned stride = kBlock / 2; stride >= 1; stride /= 2) {
     __syncthreads();
     if (tid < stride) tree[tid] = Op::combine(tree[tid], tree[tid + stride]);
   }
   if (tid == 0) ch04::atomic_combine<Op>(target, tree[0]);
+  // [end: block]
 }
 
 template <unsigned Coarsen>

@@ -54,6 +54,7 @@ __device__ inline unsigned mask_of(unsigned lanes) { return lanes == kWarp ? 0xf
 // Reduces v over the first `lanes` lanes of the warp; the result is valid in lane 0.
 // Halving tree: at offset 16 lane i takes lane i + 16, at 8 lane i + 8, ... A lane whose partner
 // does not exist (lane + offset >= lanes) keeps its value: the shuffled-in value is discarded.
+// [excerpt: warp-reduce]
 template <class Op>
 __device__ typename Op::Acc warp_reduce(typename Op::Acc v, unsigned lanes) {
   const unsigned mask = mask_of(lanes);
@@ -65,6 +66,7 @@ __device__ typename Op::Acc warp_reduce(typename Op::Acc v, unsigned lanes) {
   }
   return v;
 }
+// [end: warp-reduce]
 
 // Reduces v over the whole block; the result is valid in thread 0. Every thread of the block
 // must call it (it has barriers). `per_warp` is __shared__ storage for 32 accumulators.
@@ -113,8 +115,10 @@ __global__ void reduce_warp_shuffle(const typename Op::In* in, std::size_t n, ch
   }
 
   // The new step: warp shuffles, one value per warp through shared memory, 2 barriers.
+  // [excerpt: block]
   acc = block_reduce<Op>(acc, per_warp);
   if (threadIdx.x == 0) ch04::atomic_combine<Op>(target, acc);
+  // [end: block]
 }
 
 // Chapter 04's launcher with this kernel; Block threads per block (the lesson's is kBlock).

@@ -160,7 +160,7 @@ TEST_CASE("10_single_pass: a call the launcher refuses leaves the scratch ready 
   const DeviceInput in = upload(host);
   const Workspace ws(ch(), Op::sum, DType::f32, n);
   ReduceCall call = make_call(Op::sum, DType::f32, in.data, n, ws, nullptr);
-  const RawResult first = launch_and_read(ch(), call, ws);
+  const RawResult first = run_once(ch(), call, ws);  // the output poisoned first
 
   ReduceCall misaligned = call;  // a float input one byte past a float boundary
   misaligned.input = static_cast<const char*>(in.data) + 1;
@@ -180,7 +180,7 @@ TEST_CASE("10_single_pass: a call the launcher refuses leaves the scratch ready 
   }
 
   CHECK(counter_of(ws) == 0);
-  CHECK(launch_and_read(ch(), call, ws) == first);
+  CHECK(run_once(ch(), call, ws) == first);
   CHECK(decode_result(first, DType::f32, Op::sum).value == reference(host, Op::sum).value);  // exact: small ints
 }
 

@@ -1,0 +1,134 @@
+// Chapter 07's loads: 16-byte vectors from an input at any address, and what pass 1 reads
+// (Array). Not the chapter's idea (the fixed grid and two passes, reduce.cuh), but what lets its
+// loop move the most bytes per instruction; the benchmark measures pass 1 without them
+// (variants.cuh). Chapters 08, 10, 11 and 12 reuse these as ch07::.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+namespace ch07 {
+
+// ---- 16-byte vector loads ----------------------------------------------------------------------
+//
+// One 16-byte load (LDG.128) brings 4 floats, 8 halves or 16 bytes per instruction: a quarter of
+// the load instructions of 4-byte loads (an eighth for halves), so the same bytes in flight take
+// fewer instructions and registers. It needs an address that is a multiple of 16; an input that
+// starts a few elements past such an address (a sub-array, a user's pointer) reads the same
+// vectors in narrower pieces (load_at, below).
+
+template <class T, unsigned Bytes = 16>
+struct Vector {
+  static constexpr unsigned kCount = Bytes / sizeof(T);
+  T elements[kCount];
+};
+
+// The unsigned type one load of Bytes bytes reads through __ldg.
+template <unsigned Bytes>
+struct LoadWord;
+template <>
+struct LoadWord<1> {
+  using type = unsigned char;
+};
+template <>
+struct LoadWord<2> {
+  using type = unsigned short;
+};
+template <>
+struct LoadWord<4> {
+  using type = unsigned;
+};
+template <>
+struct LoadWord<8> {
+  using type = unsigned long long;
+};
+template <>
+struct LoadWord<16> {
+  using type = uint4;
+};
+
+// Loads vector v of `body` (aligned to Bytes) through the read-only path in one instruction.
+template <unsigned Bytes, class T>
+__device__ inline Vector<T, Bytes> load_vector(const T* body, std::size_t v) {
+  using Word = typename LoadWord<Bytes>::type;
+  const Word raw = __ldg(reinterpret_cast<const Word*>(body) + v);
+  Vector<T, Bytes> out;
+  std::memcpy(&out, &raw, Bytes);  // a register reinterpretation; no memory traffic
+  return out;
+}
+
+// How pass 1 reads a vector: the lesson's plain 16-byte load.
+struct VectorLoad {
+  template <class T>
+  using Vec = Vector<T, 16>;
+  template <class T>
+  __device__ static Vec<T> load(const T* in, std::size_t v) {
+    return load_vector<16>(in, v);
+  }
+};
+
+// Vector v is always elements [v * kCount, (v + 1) * kCount) of the input, whatever its address,
+// so which thread adds which element, and in what order, follows the indices alone: the result's
+// bits do not depend on where the input starts. An input whose start is not a multiple of the
+// vector size reads the same vector in pieces of `width` bytes, the widest its address allows
+// (8 for floats 8 bytes past a boundary, 4 for floats 4 or 12 past): more load instructions for
+// the same bytes and the same order of additions.
+template <unsigned Piece, class Vec, class T>
+__device__ inline Vec load_in_pieces(const T* at) {
+  static_assert(sizeof(Vec) % Piece == 0, "a vector is a whole number of pieces");
+  using Word = typename LoadWord<Piece>::type;
+  constexpr unsigned kPieces = sizeof(Vec) / Piece;
+  Word words[kPieces];
+#pragma unroll
+  for (unsigned p = 0; p < kPieces; ++p) words[p] = __ldg(reinterpret_cast<const Word*>(at) + p);
+  Vec out;
+  std::memcpy(&out, words, sizeof(Vec));
+  return out;
+}
+
+template <class Load, class T>
+__device__ inline typename Load::template Vec<T> load_at(const T* in, std::size_t v, unsigned width) {
+  using Vec = typename Load::template Vec<T>;
+  if (width >= sizeof(Vec)) return Load::load(in, v);  // aligned: one instruction
+  const T* at = in + v * Vec::kCount;
+  if constexpr (sizeof(Vec) > 8 && sizeof(T) <= 8)
+    if (width == 8) return load_in_pieces<8, Vec>(at);
+  if constexpr (sizeof(Vec) > 4 && sizeof(T) <= 4)
+    if (width == 4) return load_in_pieces<4, Vec>(at);
+  if constexpr (sizeof(Vec) > 2 && sizeof(T) <= 2)
+    if (width == 2) return load_in_pieces<2, Vec>(at);
+  return load_in_pieces<sizeof(T), Vec>(at);
+}
+
+// The widest load, up to Bytes, that `in` allows: the largest power of two dividing its address.
+template <unsigned Bytes>
+__host__ __device__ inline unsigned load_width(const void* in) {
+  const std::uintptr_t address = reinterpret_cast<std::uintptr_t>(in);
+  unsigned width = Bytes;
+  while (width > 1 && address % width != 0) width /= 2;
+  return width;
+}
+
+// What pass 1 reads: here one array; chapter 08 reads two and their products (ch08::Products),
+// as CUB's TransformReduce applies a transform before the reduction.
+//   element(i)  element i alone (the tail, fewer than a vector)
+//   load(v)     vector v: elements [v * kCount, (v + 1) * kCount)
+//   value(x, j) element j of a loaded vector
+// kCount elements per vector, kLoads load instructions per vector (when aligned).
+template <class T, class Load = VectorLoad>
+struct Array {
+  using Loaded = typename Load::template Vec<T>;
+  static constexpr unsigned kCount = Loaded::kCount;
+  static constexpr unsigned kLoads = 1;
+  const T* in;
+  unsigned width = load_width<sizeof(Loaded)>(in);
+  bool element_aligned() const { return width >= sizeof(T); }
+  __device__ T element(std::size_t i) const { return in[i]; }
+  __device__ Loaded load(std::size_t v) const { return load_at<Load>(in, v, width); }
+  __device__ T value(const Loaded& x, unsigned j) const { return x.elements[j]; }
+};
+
+}  // namespace ch07

@@ -60,6 +60,24 @@ struct BatchedCall {
   Strategy strategy = Strategy::automatic;
 };
 
+// Shapes by layout: a [rows, cols] matrix whose rows are `stride` elements apart (0: cols), reduced
+// by row or by column; `count` segments of an input of n elements (offsets set apart).
+inline Shape matrix_shape(Layout layout, std::size_t rows, std::size_t cols, std::size_t stride = 0) {
+  Shape s;
+  s.layout = layout;
+  s.rows = rows;
+  s.cols = cols;
+  s.stride = stride ? stride : cols;
+  return s;
+}
+inline Shape segment_shape(std::size_t count, std::size_t n) {
+  Shape s;
+  s.layout = Layout::segments;
+  s.segments = count;
+  s.n = n;
+  return s;
+}
+
 // Results the shape has: rows, cols or segments.
 inline std::size_t outputs(const Shape& s) {
   return s.layout == Layout::rows ? s.rows : s.layout == Layout::columns ? s.cols : s.segments;

@@ -64,27 +64,11 @@ struct Batch {
   }
 };
 
-Shape rows(std::size_t b, std::size_t l, std::size_t stride = 0) {
-  Shape s;
-  s.layout = Layout::rows;
-  s.rows = b;
-  s.cols = l;
-  s.stride = stride ? stride : l;
-  return s;
-}
+Shape rows(std::size_t b, std::size_t l, std::size_t stride = 0) { return ch11::matrix_shape(Layout::rows, b, l, stride); }
 Shape columns(std::size_t b, std::size_t l, std::size_t stride = 0) {
-  Shape s = rows(b, l, stride);
-  s.layout = Layout::columns;
-  return s;
+  return ch11::matrix_shape(Layout::columns, b, l, stride);
 }
-Shape segments(std::size_t count, std::size_t n) {
-  Shape s;
-  s.layout = Layout::segments;
-  s.segments = count;
-  s.n = n;
-  return s;
-}
-
+Shape segments(std::size_t count, std::size_t n) { return ch11::segment_shape(count, n); }
 
 const Op kOps[] = {Op::sum, Op::max, Op::argmax};
 const DType kTypes[] = {DType::f32, DType::f16, DType::bf16};

@@ -12,20 +12,9 @@ using ch11::Shape;
 
 namespace {
 Shape matrix(std::size_t rows, std::size_t cols, std::size_t stride = 0, Layout layout = Layout::rows) {
-  Shape s;
-  s.layout = layout;
-  s.rows = rows;
-  s.cols = cols;
-  s.stride = stride ? stride : cols;
-  return s;
+  return ch11::matrix_shape(layout, rows, cols, stride);
 }
-Shape segments(std::size_t count, std::size_t n) {
-  Shape s;
-  s.layout = Layout::segments;
-  s.segments = count;
-  s.n = n;
-  return s;
-}
+Shape segments(std::size_t count, std::size_t n) { return ch11::segment_shape(count, n); }
 bool refused(const Shape& s, const std::string& why) { return ch11::why_invalid(s).find(why) != std::string::npos; }
 constexpr std::size_t k2(int e) { return std::size_t{1} << e; }
 }  // namespace

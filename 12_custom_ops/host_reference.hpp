@@ -503,28 +503,31 @@ GateOutcome gate_outcome(const Acc& got, const Acc& want, Compare equal, const s
   if (!g.passed) g.why = what;
   return g;
 }
+// The products on factors of 2, 0.5 and -1 among ones: every partial product is a power of two.
+// `value` turns the stored result into the double it stands for.
+template <class Op, class Value>
+GateOutcome exact_factors_gate(Kernel k, std::size_t n, std::uint64_t seed, Value value) {
+  double want = 1;
+  const std::vector<float> x = generate_exact_factors(n, seed, want);
+  const double got = value(run_on_device<Op>(k, x.data(), n).result);
+  return gate_outcome(got, want, std::equal_to<double>{},
+                      "product of powers of two: got " + std::to_string(got) + ", want " + std::to_string(want));
+}
 template <class T>
 struct ExactGate<Product<T>> {
   static constexpr bool kExists = true;
   static GateOutcome run(Kernel k, std::size_t n, std::uint64_t seed) {
-    double want = 1;
-    const std::vector<float> x = generate_exact_factors(n, seed, want);
-    const float got = result_as<float>(run_on_device<Product<T>>(k, x.data(), n).result);
-    return gate_outcome(got, static_cast<float>(want), std::equal_to<float>{},
-                        "product of powers of two: got " + std::to_string(got) + ", want " + std::to_string(want));
+    return exact_factors_gate<Product<T>>(k, n, seed, [](const RawResult& r) { return double{result_as<float>(r)}; });
   }
 };
 template <class T>
 struct ExactGate<ScaledProduct<T>> {
   static constexpr bool kExists = true;
   static GateOutcome run(Kernel k, std::size_t n, std::uint64_t seed) {
-    double want = 1;
-    const std::vector<float> x = generate_exact_factors(n, seed, want);
-    const Scaled got = result_as<Scaled>(run_on_device<ScaledProduct<T>>(k, x.data(), n).result);
-    const double value = std::ldexp(static_cast<double>(got.mantissa), got.exponent);
-    return gate_outcome(value, want, std::equal_to<double>{},
-                        "product of powers of two: got " + std::to_string(got.mantissa) + " x 2^" +
-                            std::to_string(got.exponent) + ", want " + std::to_string(want));
+    return exact_factors_gate<ScaledProduct<T>>(k, n, seed, [](const RawResult& r) {
+      const Scaled v = result_as<Scaled>(r);
+      return std::ldexp(static_cast<double>(v.mantissa), v.exponent);
+    });
   }
 };
 template <>

@@ -69,6 +69,7 @@ __device__ inline typename Op::Acc accumulate_share(const Source& src, std::size
   const std::size_t thread = blockIdx.x * std::size_t{kBlock} + threadIdx.x;
   const std::size_t threads = std::size_t{gridDim.x} * kBlock;
 
+  // [excerpt: rounds]
   const std::size_t vectors = n / kCount;
   Acc acc = Op::identity();
 
@@ -88,6 +89,7 @@ __device__ inline typename Op::Acc accumulate_share(const Source& src, std::size
       for (unsigned j = 0; j < kCount; ++j)
         acc = Op::append(acc, src.value(x[u], j), (first + u * kBlock) * kCount + j);
   }
+  // [end: rounds]
   // Less than one round is left. Whole tiles would keep some blocks busy for a trip while the
   // rest wait (at 2^30 floats, 248.24 rounds: a quarter of the blocks would run a 249th); spread
   // one vector per thread instead, at most kUnroll each, all in flight.
@@ -128,6 +130,7 @@ __global__ void __launch_bounds__(kBlock)
 }
 
 // Pass 2: one block; partial i always goes to thread i % kFinalBlock, in the same order.
+// [excerpt: pass2]
 template <class Op>
 __global__ void __launch_bounds__(kFinalBlock)
     reduce_pass2(const typename Op::Acc* partials, unsigned count, void* result) {
@@ -142,8 +145,10 @@ __global__ void __launch_bounds__(kFinalBlock)
   acc = ch06::block_reduce<Op>(acc, per_warp);
   if (threadIdx.x == 0) Op::store(result, acc);
 }
+// [end: pass2]
 
 // The fixed grid's limit: pass 1's blocks resident at once (device_limits.cuh).
+// [excerpt: grid]
 template <class Op, class Policy, class Source>
 DeviceLimits limits_of() {
   return device_limits<reduce_pass1<Op, Policy, Source>, kBlock, kMaxBlocksPerSm>();
@@ -160,6 +165,7 @@ unsigned pass1_blocks(std::size_t n) {
   const std::size_t most = Policy::kFixedGrid ? limits_of<Op, Policy, Source>().max_blocks : 0x7fffffffu;
   return static_cast<unsigned>(std::min(wanted, most));
 }
+// [end: grid]
 
 // Pass 2 over `count` partials: one block, launched early where it can be (launch_early).
 template <class Op>

@@ -105,6 +105,7 @@ __global__ void dot_coarsened(const T* a, const T* b, std::size_t n, float* resu
   __shared__ float tree[kBlock];
   const unsigned tid = threadIdx.x;
   const std::size_t first = blockIdx.x * std::size_t{kTileC} + tid;
+  // [excerpt: load]
   float acc = 0.0f;
 #pragma unroll
   for (unsigned k = 0; k < 2 * kCoarsen; ++k) {
@@ -117,6 +118,7 @@ __global__ void dot_coarsened(const T* a, const T* b, std::size_t n, float* resu
     }
   }
   tree[tid] = acc;
+  // [end: load]
   for (unsigned stride = kBlock / 2; stride >= 1; stride /= 2) {
     __syncthreads();
     if (tid < stride) tree[tid] = __fadd_rn(tree[tid], tree[tid + stride]);
@@ -141,6 +143,7 @@ void launch_coarsened(const red::ReduceCall& c) {
 // that follows into one fmaf (its default, --fmad=true): one rounding per element.
 // Each vector is read as wide as its own address allows (ch07::load_at), so a and b may start at
 // any offsets, and the result's bits do not depend on them.
+// [excerpt: products]
 template <class T, class Load = ch07::VectorLoad>
 struct Products {
   using Vec = typename Load::template Vec<T>;
@@ -162,6 +165,7 @@ struct Products {
     return red::to_wide(x.a.elements[j]) * red::to_wide(x.b.elements[j]);
   }
 };
+// [end: products]
 
 using DotSum = red::Sum<float>;
 

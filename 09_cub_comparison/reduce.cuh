@@ -89,6 +89,7 @@ struct StoreResult {
 // Calls the CUB algorithm for Op; d_temp == nullptr asks for the size only. CUB picks a faster
 // 32-bit offset type when n fits, so n is passed as int there and as int64 beyond. kBuiltin: the
 // library's own Max/Min/ArgMax, with its semantics (above).
+// [excerpt: cub-call]
 template <class Op, bool kBuiltin, class N>
 cudaError_t cub_reduce(void* d_temp, std::size_t& temp_bytes, const void* input, void* output, N n, cudaStream_t s) {
   using T = typename Op::In;
@@ -117,7 +118,9 @@ cudaError_t cub_reduce(void* d_temp, std::size_t& temp_bytes, const void* input,
                                               Op::identity(), s);
   }
 }
+// [end: cub-call]
 
+// [excerpt: two-phase]
 template <class Op, bool kBuiltin = false>
 cudaError_t cub_call(void* d_temp, std::size_t& temp_bytes, const red::ReduceCall& c) {
   if (c.n <= static_cast<std::size_t>(cuda::std::numeric_limits<int>::max()))
@@ -138,5 +141,6 @@ void launch(const red::ReduceCall& c) {
   std::size_t bytes = c.scratch_bytes;
   CUDA_CHECK((cub_call<Op, kBuiltin>(c.scratch, bytes, c)));
 }
+// [end: two-phase]
 
 }  // namespace ch09

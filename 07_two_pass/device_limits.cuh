@@ -1,7 +1,7 @@
 // How many blocks of a kernel the GPU holds at once, and whether a kernel may be launched before
 // the one ahead of it ends: asked once per (device, kernel) and remembered, so that a launch costs
 // no extra API call; and the launch that uses the second (launch_early). Chapter 07's fixed grid
-// is sized by the first; chapters 10, 11 and 12 use both as ch07::.
+// is sized by the first; chapters 10, 11 and 13 use both as ch07::.
 #pragma once
 
 #include <cuda_runtime.h>

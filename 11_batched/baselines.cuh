@@ -1,4 +1,4 @@
-// The library answer to chapter 11, measured beside it in the same run: cub::DeviceSegmentedReduce,
+// The library answer to chapters 11 and 12, measured beside them in the same run: cub::DeviceSegmentedReduce,
 // a result per segment given begin and end offsets. Rows are segments too: row r is [r * stride,
 // r * stride + cols), given to CUB as offset iterators (no offsets array to read). CUB has no
 // reduction over columns.
@@ -41,26 +41,30 @@ struct FloatMax {
   __host__ __device__ float operator()(float a, float b) const { return a < b ? b : a; }
 };
 
-// cub::DeviceSegmentedReduce over the call's rows or segments (op sum or max); temp == nullptr
-// writes the bytes it needs into temp_bytes.
+// cub::DeviceSegmentedReduce of `count` segments [begins[k], ends[k]) of the input (op sum or
+// max), into `out`; temp == nullptr writes the bytes it needs into temp_bytes. Chapter 12 passes
+// its offsets, the rows below pass their starts and ends.
+template <class T, class Begins, class Ends>
+cudaError_t cub_segmented(void* temp, std::size_t& temp_bytes, red::Op op, const void* input, Begins begins, Ends ends,
+                          long long count, void* output, cudaStream_t stream) {
+  const auto in = thrust::make_transform_iterator(static_cast<const T*>(input), Widen<T>{});
+  float* out = static_cast<float*>(output);
+  if (op == red::Op::max)
+    return cub::DeviceSegmentedReduce::Reduce(temp, temp_bytes, in, out, count, begins, ends, FloatMax{},
+                                              -cuda::std::numeric_limits<float>::infinity(), stream);
+  return cub::DeviceSegmentedReduce::Reduce(temp, temp_bytes, in, out, count, begins, ends, cuda::std::plus<float>{},
+                                            0.0f, stream);
+}
+
+// The same over the call's rows: row r is the segment [r * stride, r * stride + cols).
 template <class T>
 cudaError_t cub_segmented(void* temp, std::size_t& temp_bytes, const BatchedCall& c) {
-  const auto in = thrust::make_transform_iterator(static_cast<const T*>(c.input), Widen<T>{});
-  float* out = static_cast<float*>(c.output);
   const Shape& s = c.shape;
-  const auto run = [&](auto begins, auto ends, auto count) {
-    if (c.op == red::Op::max)
-      return cub::DeviceSegmentedReduce::Reduce(temp, temp_bytes, in, out, count, begins, ends, FloatMax{},
-                                                -cuda::std::numeric_limits<float>::infinity(), c.stream);
-    return cub::DeviceSegmentedReduce::Reduce(temp, temp_bytes, in, out, count, begins, ends, cuda::std::plus<float>{},
-                                              0.0f, c.stream);
-  };
-  if (s.layout == Layout::segments)
-    return run(s.offsets, s.offsets + 1, static_cast<long long>(s.segments));
   const thrust::counting_iterator<long long> rows(0);
-  return run(thrust::make_transform_iterator(rows, RowBegin{static_cast<long long>(s.stride)}),
-             thrust::make_transform_iterator(rows, RowEnd{static_cast<long long>(s.stride), static_cast<long long>(s.cols)}),
-             static_cast<long long>(s.rows));
+  return cub_segmented<T>(temp, temp_bytes, c.op, c.input,
+                          thrust::make_transform_iterator(rows, RowBegin{static_cast<long long>(s.stride)}),
+                          thrust::make_transform_iterator(rows, RowEnd{static_cast<long long>(s.stride), static_cast<long long>(s.cols)}),
+                          static_cast<long long>(s.rows), c.output, c.stream);
 }
 
 }  // namespace ch11

@@ -31,8 +31,6 @@ inline void run(const BatchedCall& c) {
                                 std::string(red::name(c.dtype)) + " (sum, max and argmax of f32, f16 and bf16)");
   if (const std::string why = why_invalid(c.shape); !why.empty()) throw std::invalid_argument("11_batched: " + why);
   if (outputs(c.shape) > 0 && c.output == nullptr) throw std::invalid_argument("11_batched: null output");
-  if (c.shape.layout == Layout::segments && c.shape.segments > 0 && c.shape.offsets == nullptr)
-    throw std::invalid_argument("11_batched: null offsets");
   if (input_elements(c.shape) > 0 && c.input == nullptr) throw std::invalid_argument("11_batched: null input");
   if (reinterpret_cast<std::uintptr_t>(c.input) % red::size_of(c.dtype) != 0)
     throw std::invalid_argument("11_batched: input not aligned to its element type");

@@ -1,6 +1,6 @@
-// Chapter 11's results checked on the host: one float64 reference per row, column or segment, and
-// the device's results decoded and held to the flat chapters' check (reference.hpp). Shared by the
-// chapter program and its tests.
+// Chapter 11's results checked on the host: one float64 reference per row or column, and the
+// device's results decoded and held to the flat chapters' check (reference.hpp). Shared by the
+// chapter program, its tests and the benchmark, and by chapter 12's (its segments are slices too).
 #pragma once
 
 #include <cmath>
@@ -9,7 +9,6 @@
 #include <limits>
 #include <memory>
 #include <optional>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -21,36 +20,11 @@
 
 namespace ch11 {
 
-enum class SegmentDist { uniform, heavy };
-
-// Offsets of `count` segments of mean length about `mean`: uniform lengths in [0, 2 mean], or a
-// heavy tail, where 40% of the segments are empty, most of the rest short (1 to mean / 2 + 1), 2%
-// long (mean to 40 mean), and one, a third of the way in, holds half of count x mean elements.
-inline std::vector<std::int64_t> make_offsets(std::size_t count, std::size_t mean, SegmentDist dist, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<std::int64_t> o(count + 1, 0);
-  for (std::size_t s = 0; s < count; ++s) {
-    std::size_t len = 0;
-    if (dist == SegmentDist::uniform) {
-      len = std::uniform_int_distribution<std::size_t>(0, 2 * mean)(rng);
-    } else if (s == count / 3) {
-      len = count * mean / 2;
-    } else {
-      const double u = std::uniform_real_distribution<double>(0, 1)(rng);
-      len = u < 0.4    ? 0
-            : u < 0.98 ? std::uniform_int_distribution<std::size_t>(1, mean / 2 + 1)(rng)
-                       : std::uniform_int_distribution<std::size_t>(mean, 40 * mean)(rng);
-    }
-    o[s + 1] = o[s] + static_cast<std::int64_t>(len);
-  }
-  return o;
-}
-
-// A call with its device buffers: the offsets (segments), the results (4 bytes each, at least one)
-// and the scratch its plan needs (scratch_bytes: that many instead, for a library's call). The
-// program, the tests and the benchmark all set a call up this way.
+// A call with its device buffers: the results (4 bytes each, at least one) and the scratch its plan
+// needs (scratch_bytes: that many instead, for a library's call). The program, the tests and the
+// benchmark all set a call up this way.
 struct Prepared {
-  red::DeviceBuffer offsets, output, scratch;
+  red::DeviceBuffer output, scratch;
   BatchedCall call;
   Plan plan;
   // Runs the call (ch11::run) and waits for it.
@@ -68,18 +42,15 @@ struct Prepared {
   }
 };
 inline std::unique_ptr<Prepared> prepare(red::Op op, red::DType t, const void* input, const Shape& shape,
-                                         const std::vector<std::int64_t>& offsets, Strategy strategy,
-                                         cudaStream_t stream, std::optional<std::size_t> scratch_bytes = {}) {
+                                         Strategy strategy, cudaStream_t stream,
+                                         std::optional<std::size_t> scratch_bytes = {}) {
   auto p = std::make_unique<Prepared>();
-  p->offsets = red::DeviceBuffer(offsets.size() * sizeof(std::int64_t));
-  if (!offsets.empty()) p->offsets.upload(offsets.data(), offsets.size() * sizeof(std::int64_t));
   p->output = red::DeviceBuffer(std::max<std::size_t>(outputs(shape), 1) * 4);
   BatchedCall& c = p->call;
   c.op = op;
   c.dtype = t;
   c.input = input;
   c.shape = shape;
-  c.shape.offsets = offsets.empty() ? nullptr : static_cast<const std::int64_t*>(p->offsets.get());
   c.output = p->output.get();
   c.stream = stream;
   c.strategy = strategy;
@@ -96,11 +67,8 @@ struct Slice {
   std::size_t first = 0, count = 0, step = 1;
 };
 
-inline Slice slice_of(const Shape& s, const std::vector<std::int64_t>& offsets, std::size_t k) {
-  if (s.layout == Layout::rows) return {k * s.stride, s.cols, 1};
-  if (s.layout == Layout::columns) return {k, s.rows, s.stride};
-  const std::size_t b = static_cast<std::size_t>(offsets[k]), e = static_cast<std::size_t>(offsets[k + 1]);
-  return {b, e - b, 1};
+inline Slice slice_of(const Shape& s, std::size_t k) {
+  return s.layout == Layout::rows ? Slice{k * s.stride, s.cols, 1} : Slice{k, s.rows, s.stride};
 }
 
 // The float64 reference of one slice, with the flat chapters' semantics (reference.hpp): a
@@ -164,18 +132,18 @@ struct BatchCheck {
   std::string first_failure;
 };
 
-// Every result against its reference, with the bound of the plan's longest chain.
-inline BatchCheck check_all(const red::HostArray& x, const Shape& s, const std::vector<std::int64_t>& offsets,
-                            red::Op op, const Plan& plan, const std::vector<std::byte>& results) {
-  const std::size_t count = outputs(s);
-  const std::size_t per_vector = 16 / red::size_of(x.dtype);
+// Each of `count` results against the reference of its slice (slice(k)), with the bound of a
+// chain of depth(slice's length) roundings.
+template <class SliceOf, class Depth>
+BatchCheck check_slices(const red::HostArray& x, std::size_t count, red::Op op, SliceOf slice, Depth depth,
+                        const std::vector<std::byte>& results) {
   BatchCheck out;
   std::vector<red::CheckOutcome> outcome(count);
   for (std::ptrdiff_t k = 0; k < static_cast<std::ptrdiff_t>(count); ++k) {
-    const Slice sl = slice_of(s, offsets, static_cast<std::size_t>(k));
+    const Slice sl = slice(static_cast<std::size_t>(k));
     const red::Reference ref = reference_of(x, sl, op);
     const red::DeviceResult got = decoded(results, static_cast<std::size_t>(k), op, x, sl);
-    outcome[static_cast<std::size_t>(k)] = red::check(ref, got, x.dtype, op, sum_depth(plan, s, sl.count, per_vector));
+    outcome[static_cast<std::size_t>(k)] = red::check(ref, got, x.dtype, op, depth(sl.count));
   }
   for (std::size_t k = 0; k < count; ++k) {
     ++out.checked;
@@ -186,6 +154,15 @@ inline BatchCheck check_all(const red::HostArray& x, const Shape& s, const std::
     }
   }
   return out;
+}
+
+// Every row's or column's result against its reference, with the bound of the plan's longest chain.
+inline BatchCheck check_all(const red::HostArray& x, const Shape& s, red::Op op, const Plan& plan,
+                            const std::vector<std::byte>& results) {
+  const std::size_t per_vector = 16 / red::size_of(x.dtype);
+  return check_slices(
+      x, outputs(s), op, [&](std::size_t k) { return slice_of(s, k); },
+      [&](std::size_t length) { return sum_depth(plan, s, length, per_vector); }, results);
 }
 
 }  // namespace ch11

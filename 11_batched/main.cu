@@ -1,24 +1,21 @@
 // 11_batched: many reductions at once, checked and timed.
 //
-//   11_batched [--rows B --cols L [--stride S] [--axis 1|0]]
-//              [--segments FILE | --segment-dist uniform|heavy [--segment-count N] [--segment-mean M]]
-//              [--op sum|max|argmax] [--dtype f32|f16|bf16] [--dist D] [--seed S] [--input FILE]
+//   11_batched [--rows B --cols L [--stride S] [--axis 1|0]] [--op sum|max|argmax] [--dtype f32|f16|bf16] [--dist D] [--seed S] [--input FILE]
 //              [--strategy NAME] [--output FILE] [--repeat R] [--json]
 //
-// Rows (--axis 1, the default) give one result per row, columns (--axis 0) one per column;
-// segments one per segment, from a file of segments + 1 little-endian int64 offsets or generated.
+// Rows (--axis 1, the default) give one result per row, columns (--axis 0) one per column
+// (segments of any lengths: 12_segmented).
 // Every result is checked against a float64 reference with the chapter's bound; the report gives
 // the results checked, the worst error as a fraction of its bound, pass or fail, the time per call
-// (steady state, common/timing.hpp) and the GB/s (counted_bytes: the input read once, a segmented
-// call's offsets with its elements, plus the results written); --json prints it as one JSON object
-// (common/json_report.hpp). --output writes the results as they came from the GPU: one
-// little-endian float per row, column or segment (sum, max), or one int32 index into it (argmax).
+// (steady state, common/timing.hpp) and the GB/s (counted_bytes: the input read once plus the
+// results written); --json prints it as one JSON object (common/json_report.hpp). --output writes
+// the results as they came from the GPU: one little-endian float per row or column (sum, max), or
+// one int32 index into it (argmax).
 // Every argument and file is checked before the GPU is looked for and before anything is
 // allocated.
 // Exit codes: 0 passed, 1 a result failed its check, 2 bad arguments or shape, 3 no GPU, 4 a CUDA error.
 #include <cstdio>
 #include <exception>
-#include <fstream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,8 +34,6 @@ namespace {
 struct Options {
   std::size_t rows = 65536, cols = 1024, stride = 0;
   int axis = 1;
-  std::string segments_file, segment_dist;
-  std::size_t segment_count = 1 << 20, segment_mean = 32;
   std::string op = "sum", dtype = "f32", dist = "normal", input, output, strategy = "automatic";
   std::uint64_t seed = 1;
   int repeat = 20;
@@ -51,20 +46,9 @@ ch11::Strategy strategy_named(const std::string& s) {
   for (ch11::Strategy k :
        {ch11::Strategy::automatic, ch11::Strategy::thread_per_row, ch11::Strategy::group_per_row,
         ch11::Strategy::block_per_row, ch11::Strategy::blocks_per_row, ch11::Strategy::columns_tiled,
-        ch11::Strategy::columns_naive, ch11::Strategy::segments_balanced, ch11::Strategy::segments_naive})
+        ch11::Strategy::columns_naive})
     if (ch11::name(k) == s) return k;
   throw Usage("--strategy: unknown strategy '" + s + "'");
-}
-
-std::vector<std::int64_t> read_offsets(const std::string& path) {
-  const std::size_t count = red::raw_count(path, sizeof(std::int64_t));  // a regular file of whole int64s
-  if (count < 1) throw Usage("--segments: '" + path + "' must hold segments + 1 int64 offsets (it is empty)");
-  if (count - 1 >= 0xffffffffu) throw Usage("--segments: '" + path + "' holds more than 2^32 - 2 segments");
-  std::vector<std::int64_t> o(count);
-  std::ifstream f(path, std::ios::binary);
-  f.read(reinterpret_cast<char*>(o.data()), static_cast<std::streamsize>(count * sizeof(std::int64_t)));
-  if (!f) throw red::FileError("--segments: could not read '" + path + "'");
-  return o;
 }
 
 int run(const Options& opt) {
@@ -74,38 +58,18 @@ int run(const Options& opt) {
   if (!dist) throw Usage("--dist: unknown distribution '" + opt.dist + "'");
   if (!ch11::supported(op, t)) throw Usage("11_batched reduces sum, max and argmax of f32, f16 and bf16");
   const ch11::Strategy strategy = strategy_named(opt.strategy);
-  ch11::Shape shape;
-  std::vector<std::int64_t> offsets;
-  const bool segmented = !opt.segments_file.empty() || !opt.segment_dist.empty();
-  if (segmented) {
-    shape.layout = ch11::Layout::segments;
-    offsets = !opt.segments_file.empty()
-                  ? read_offsets(opt.segments_file)
-                  : ch11::make_offsets(opt.segment_count, opt.segment_mean,
-                                       opt.segment_dist == "heavy" ? ch11::SegmentDist::heavy : ch11::SegmentDist::uniform,
-                                       opt.seed + 7);
-    shape.segments = offsets.size() - 1;
-    shape.n = offsets.back() > 0 ? static_cast<std::size_t>(offsets.back()) : 0;
-  } else {
-    shape.layout = opt.axis == 1 ? ch11::Layout::rows : ch11::Layout::columns;
-    shape.rows = opt.rows;
-    shape.cols = opt.cols;
-    shape.stride = opt.stride ? opt.stride : opt.cols;
-  }
+  const ch11::Shape shape =
+      ch11::matrix_shape(opt.axis == 1 ? ch11::Layout::rows : ch11::Layout::columns, opt.rows, opt.cols, opt.stride);
   if (const std::string why = ch11::why_invalid(shape); !why.empty()) throw Usage("bad shape: " + why);
   if (!ch11::reduces(strategy, shape.layout))
     throw Usage("--strategy " + opt.strategy + " does not reduce " + ch11::name(shape.layout));
-  std::size_t elements = ch11::input_elements(shape);
+  const std::size_t elements = ch11::input_elements(shape);
   if (!opt.input.empty()) {
     const std::size_t available = red::raw_element_count(opt.input, t);
-    if (segmented && opt.segments_file.empty()) shape.n = elements = std::min(elements, available);
     if (available < elements)
       throw Usage("--input: '" + opt.input + "' holds " + std::to_string(available) + " elements, the shape needs " +
                   std::to_string(elements));
   }
-  if (segmented)
-    if (const std::string why = ch11::check_offsets(offsets.data(), shape.segments, shape.n); !why.empty())
-      throw Usage("bad offsets: " + why);
   if (!opt.output.empty()) red::check_writable(opt.output);
   if (!red::gpu_available()) {
     std::fprintf(stderr, "11_batched: no usable CUDA GPU\n");
@@ -113,9 +77,9 @@ int run(const Options& opt) {
   }
   const red::DeviceInfo dev = red::query_device();
   const std::size_t results = ch11::outputs(shape);
-  // At most 2^60 elements (why_invalid) of at most 4 bytes and 2^32 offsets: no sum here wraps.
+  // At most 2^60 elements (why_invalid) of at most 4 bytes: no sum here wraps.
   const std::size_t counted = ch11::counted_bytes(shape, red::size_of(t));
-  const std::size_t need = elements * red::size_of(t) + offsets.size() * 8 + results * 4 +
+  const std::size_t need = elements * red::size_of(t) + results * 4 +
                            (red::l2_resident(counted, dev) ? 0 : 2 * dev.l2_bytes);  // + the L2 scrub
   if (need > dev.free_memory)
     throw Usage("the shape needs " + std::to_string(need) + " bytes of device memory, " + std::to_string(dev.free_memory) +
@@ -126,12 +90,12 @@ int run(const Options& opt) {
                                                                  *dist, opt.seed);
   const red::DeviceInput in = red::upload(host);
   const red::Stream stream;
-  const auto prepared = ch11::prepare(op, t, in.data, shape, offsets, strategy, stream.get());
+  const auto prepared = ch11::prepare(op, t, in.data, shape, strategy, stream.get());
   const ch11::BatchedCall& c = prepared->call;
   const ch11::Plan& plan = prepared->plan;
   prepared->run_and_wait();
   const std::vector<std::byte> got = prepared->results();
-  const ch11::BatchCheck check = ch11::check_all(host, shape, offsets, op, plan, got);
+  const ch11::BatchCheck check = ch11::check_all(host, shape, op, plan, got);
 
   std::optional<red::L2Scrubber> scrubber;
   if (!red::l2_resident(counted, dev)) scrubber.emplace(dev);
@@ -141,10 +105,7 @@ int run(const Options& opt) {
   const red::Timing timing = red::time_on_stream([&] { ch11::run(c); }, stream.get(), cfg);
   const double gbps = static_cast<double>(counted) / (timing.median_us * 1e3);
   const bool passed = check.failed == 0;
-  const std::size_t segments = ch11::outputs(shape);
-  const std::size_t length = shape.layout == ch11::Layout::rows      ? shape.cols
-                             : shape.layout == ch11::Layout::columns ? shape.rows
-                                                                     : (segments ? shape.n / segments : 0);
+  const std::size_t length = shape.layout == ch11::Layout::rows ? shape.cols : shape.rows;
   if (!opt.output.empty()) red::write_raw(opt.output, got.data(), got.size());
   if (opt.json) {
     red::Json j;
@@ -153,7 +114,7 @@ int run(const Options& opt) {
     j["layout"] = ch11::name(shape.layout);
     j["op"] = opt.op;
     j["dtype"] = opt.dtype;
-    j["segments"] = segments;
+    j["results"] = results;
     j["length"] = length;
     j["strategy"] = ch11::name(plan.strategy);
     j["lanes"] = plan.lanes;
@@ -166,8 +127,8 @@ int run(const Options& opt) {
     j["gbps"] = red::json_number(gbps);
     std::fputs(red::json_line(j).c_str(), stdout);
   } else {
-    std::printf("11_batched on %s: %s of %s, %zu results of mean length %zu, %s\n", dev.name.c_str(),
-                ch11::name(shape.layout).c_str(), opt.dtype.c_str(), segments, length, opt.op.c_str());
+    std::printf("11_batched on %s: %s of %s, %zu results of length %zu, %s\n", dev.name.c_str(),
+                ch11::name(shape.layout).c_str(), opt.dtype.c_str(), results, length, opt.op.c_str());
     std::printf("  strategy:  %s (lanes %u, split %u)\n", ch11::name(plan.strategy).c_str(), plan.lanes, plan.split);
     std::printf("  checked:   %zu results against float64, worst error %.3g of its bound: %s\n", check.checked,
                 check.worst_ratio, passed ? "PASS" : ("FAIL (" + check.first_failure + ")").c_str());
@@ -180,26 +141,19 @@ int run(const Options& opt) {
 
 int main(int argc, char** argv) {
   Options opt;
-  CLI::App app{"Many reductions at once: the rows, the columns or the segments of one input, each checked and timed.",
+  CLI::App app{"Many reductions at once: the rows or the columns of a matrix, each checked and timed.",
                "11_batched"};
   app.add_option("--rows", opt.rows, "B: rows of the matrix (default 65536)");
   app.add_option("--cols", opt.cols, "L: elements per row (default 1024)");
   app.add_option("--stride", opt.stride, "elements from one row's start to the next (default L; at least L)");
   app.add_option("--axis", opt.axis, "1: a result per row (default); 0: a result per column")->check(CLI::IsMember({0, 1}));
-  auto* file = app.add_option("--segments", opt.segments_file, "segments from a file of segments + 1 int64 offsets");
-  app.add_option("--segment-dist", opt.segment_dist, "generated segments: uniform or heavy")
-      ->check(CLI::IsMember({"uniform", "heavy"}))
-      ->excludes(file);
-  app.add_option("--segment-count", opt.segment_count, "generated segments: how many (default 2^20)")->check(CLI::Range(std::size_t{1}, std::size_t{1} << 31));
-  app.add_option("--segment-mean", opt.segment_mean, "generated segments: mean length (default 32)")->check(CLI::Range(std::size_t{1}, std::size_t{1} << 30));
   app.add_option("--op", opt.op, "sum, max or argmax (default sum)")->check(CLI::IsMember({"sum", "max", "argmax"}));
   app.add_option("--dtype", opt.dtype, "f32, f16 or bf16 (default f32)")->check(CLI::IsMember({"f32", "f16", "bf16"}));
   app.add_option("--dist", opt.dist, "generated data: normal, uniform, ints, ... (default normal)");
   app.add_option("--seed", opt.seed, "generated data's seed (default 1)");
   app.add_option("--input", opt.input, "raw little-endian array of the dtype instead of generated data");
   app.add_option("--strategy", opt.strategy, "automatic (default), or force one: thread_per_row, group_per_row, "
-                                             "block_per_row, blocks_per_row, columns_tiled, columns_naive, "
-                                             "segments_balanced, segments_naive");
+                                             "block_per_row, blocks_per_row, columns_tiled, columns_naive");
   app.add_option("--output", opt.output, "write the results to this file: a little-endian float (argmax: int32) each");
   app.add_option("--repeat", opt.repeat, "timed calls (default 20)")->check(CLI::Range(1, 100000));
   app.add_flag("--json", opt.json, "one JSON line instead of the report");

@@ -1,4 +1,4 @@
-// Chapter 11's loads and combines that every mapping shares (rows, columns and segments): a
+// Chapter 11's loads and combines that every mapping shares (rows, columns, and chapter 12's segments): a
 // range of a row read with 16-byte loads by a lane of a group, the group's reduce, a result's
 // store; and the GPU's timer for the timeline experiments. The lesson is reduce.cuh.
 #pragma once

@@ -1,4 +1,4 @@
-// Chapter 11 - many reductions at once: rows, columns and irregular segments.
+// Chapter 11 - many reductions at once: the rows and the columns of a matrix.
 //
 // Idea: the shape decides how work maps to threads. One reduction per row of a [B, L] matrix can
 // be a thread's (L tiny), a group of lanes' (short rows), a block's (long rows) or several blocks'
@@ -6,24 +6,18 @@
 // 16-byte loads (lane_accumulate, or rows_aligned where every row starts on a 16-byte boundary)
 // and combines the lanes with cooperative groups' reduce, as in chapter 10. Columns are read across
 // the row, a thread per 16 bytes of columns, each summing its columns down a chunk of rows; the
-// last chunk of a strip of columns to finish combines the strip's partials. Segments are not mapped
-// by segment at all: the elements are split among warps in ranges of equal cost (an element 1, a
-// segment's end a fixed number) whatever the segments' lengths (load balancing), each warp
-// marking where its window's segments end, its lanes closing the segments at the marks they meet
-// and handing on the partials of those that cross a lane, window or warp.
+// last chunk of a strip of columns to finish combines the strip's partials.
 // Cost: the input read once; rows: one kernel (blocks_per_row: the last block of a row adds its K
 // partials, after a ticket); columns: one kernel (with several chunks of rows, K x L partials and
-// a ticket per strip); segments: the offsets read about twice more (marking, then writing), a
-// kernel over the elements and one over the warps' partials. Deterministic: every partial is
-// combined in a fixed order that depends on the shape alone.
+// a ticket per strip). Deterministic: every partial is combined in a fixed order that depends on
+// the shape alone.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 #include <type_traits>
 
-#include "11_batched/ranges.cuh"    // the loads every mapping shares
-#include "11_batched/segments.cuh"  // the segments' kernels
+#include "11_batched/ranges.cuh"  // the loads every mapping shares
 
 namespace ch11 {
 
@@ -147,7 +141,7 @@ static_assert(1u << kColumnTree == kColumnBlock, "kColumnTree is log2(kColumnBlo
 // overlaps the other's loads (one block of 1024 threads would fill an SM alone). With one element
 // a load, 8 in flight are only 32 bytes: that kernel is held to 32 registers, 4 blocks an SM, to
 // keep twice the threads busy (argmax's index pairs would spill there: it stays at 2).
-// 11_batched_grid_tuning (grid_tuning.cu) times 8 against 4 for f32
+// 11_batched_grid_tuning (experiments/11_batched/grid_tuning.cu) times 8 against 4 for f32
 // (results/h200/experiments/grid_tuning.md).
 template <bool kVector, class T, class Acc>
 constexpr unsigned kColumnUnroll = !kVector || (sizeof(T) == 4 && sizeof(Acc) == 4) ? 8 : 4;
@@ -178,7 +172,8 @@ constexpr std::size_t columns_tree_bytes(std::size_t count) {
 template <class Op, bool kVector>
 constexpr bool kVectorPartials = kVector && 16 % sizeof(typename Op::Acc) == 0;
 
-// Where a columns call's time goes, for 11_batched_column_timeline (column_timeline.cu): with
+// Where a columns call's time goes, for 11_batched_column_timeline
+// (experiments/11_batched/column_timeline.cu): with
 // kTimeline, thread 0 of each block of columns_tiled writes the GPU's global timer (ns) at these
 // points into column_timeline[blockIdx.y x gridDim.x + blockIdx.x] (a device array the experiment
 // sets; none: nothing is written). The lesson's kernels compile every stamp out.
@@ -417,67 +412,22 @@ std::size_t resident_blocks() {
 // What one call launches: the strategy and its sizes, and the scratch it needs.
 struct Plan {
   Strategy strategy = Strategy::automatic;
-  unsigned lanes = 1;     // rows, segments_naive: lanes per row or segment (group kernels)
-  unsigned split = 1;     // blocks_per_row: blocks per row; columns: chunks of rows;
-                          // segments_balanced: blocks (of kWarpsPerBlock ranges)
-  std::size_t chunk = 0;  // blocks_per_row: columns per block; columns: rows per chunk;
-                          // segments_balanced: elements per warp
+  unsigned lanes = 1;     // rows: lanes per row (group kernels)
+  unsigned split = 1;     // blocks_per_row: blocks per row; columns: chunks of rows
+  std::size_t chunk = 0;  // blocks_per_row: columns per block; columns: rows per chunk
   unsigned across = 1;    // columns: threads across a row (and across the partials, in the last
                           // block of a strip: across_partials)
   unsigned across_partials = 1;
   unsigned trip = 1;      // columns: rows a thread loads at once (kColumnUnroll, or kFewRowsUnroll)
   bool vector = false;    // rows: rows_aligned (every row on a 16-byte boundary, at most 2 vectors
                           // a lane, or 8 with a whole warp); columns: 16-byte loads across the row
-                          // (and across the partials); segments: 16-byte loads (input on a 16-byte
-                          // boundary)
+                          // (and across the partials)
   std::size_t scratch_bytes = 0;
   std::size_t zeroed_scratch_bytes = 0;  // every plan with scratch: the counters at its start
                                          // (counter_bytes, the same for every shape), zero before
                                          // the first call and after every call (the caller zeroes
                                          // them once); the partials follow them
 };
-
-// The balanced mapping's sizes (Policy: the kernel's choices): one wave of blocks, since every
-// warp has the same work, and ranges of at least a window's cost. p.split blocks; p.chunk, the
-// most elements a range can hold.
-template <class Op, class T, class Policy = SegmentPolicy<T>>
-void plan_balanced(Plan& p, const Shape& s) {
-  p.lanes = 32;
-  const unsigned occupancy = red::per_device<unsigned>([](int) {
-    return blocks_per_sm<kBlock>(segments_balanced<Op, T, true, Policy>);
-  });
-  const std::size_t warps = std::size_t{sm_count()} * occupancy * kWarpsPerBlock * Policy::kWaves;
-  // The elements that belong to segments are known on the device only (the kernels share out
-  // their cost exactly, range_cost_step): size the grid for all n, plus the rounding of the
-  // ranges' origin.
-  constexpr std::size_t kWindow = 32 * Policy::kItems;
-  const std::size_t total = s.n + Policy::kItems + std::size_t{Policy::kSegmentCost} * s.segments;
-  const std::size_t per_warp = red::ceil_div(red::ceil_div(total, warps), kWindow) * kWindow;
-  p.split = static_cast<unsigned>(red::ceil_div(red::ceil_div(total, per_warp), kWarpsPerBlock));
-  if (s.n == 0) p.split = static_cast<unsigned>(std::min<std::size_t>(red::ceil_div(s.segments, kBlock), 1024));
-  // A range's cost is at most the step; its elements at most that plus one end's cost (where it
-  // begins on a segment's end) plus the rounding of its first bound (less than a window).
-  p.chunk = red::ceil_div(total, std::size_t{p.split} * kWarpsPerBlock) + Policy::kSegmentCost + kWindow;
-  p.zeroed_scratch_bytes = counter_bytes();  // not used here, and left zero for the shapes that count
-  p.scratch_bytes = p.zeroed_scratch_bytes + std::size_t{p.split} * kWarpsPerBlock * sizeof(Pieces<typename Op::Acc>);
-}
-
-// The balanced mapping's two kernels, as plan_balanced<Op, T, Policy> sized them.
-template <class Op, class T, class Policy = SegmentPolicy<T>>
-void launch_balanced(const BatchedCall& c, const Plan& p) {
-  const Shape& s = c.shape;
-  const T* in = static_cast<const T*>(c.input);
-  auto* records = reinterpret_cast<Pieces<typename Op::Acc>*>(static_cast<unsigned char*>(c.scratch) + p.zeroed_scratch_bytes);
-  if (p.vector)
-    segments_balanced<Op, T, true, Policy><<<p.split, kBlock, 0, c.stream>>>(in, s.offsets, s.segments, c.output, records);
-  else
-    segments_balanced<Op, T, false, Policy><<<p.split, kBlock, 0, c.stream>>>(in, s.offsets, s.segments, c.output, records);
-  const bool early = Policy::kEarlyFinish && ch07::device_limits<segments_balanced<Op, T, true, Policy>>().programmatic;
-  CUDA_CHECK(ch07::launch_early(segments_balanced_finish<Op, Policy::kTimeline, Policy::kPreloadBefore>, dim3(p.split),
-                                dim3(kBlock), 0, c.stream, early, s.offsets, s.segments, Policy::kItems,
-                                Policy::kSegmentCost, std::size_t{p.split} * kWarpsPerBlock,
-                                static_cast<const Pieces<typename Op::Acc>*>(records), c.output));
-}
 
 // How a columns call's tiles lie, for `rows` rows of `vectors` loads with `trip` rows in flight a
 // thread, given the blocks of the kernel the GPU holds at once (`resident`): P loads across a
@@ -515,7 +465,7 @@ inline ColumnTiles column_tiles(std::size_t rows, std::size_t vectors, unsigned 
 // The launcher's choice. Rows by their length in 16-byte vectors V: up to 2 a thread per row; up to
 // 512 a group of lanes with about two vectors each (at most a warp); longer, a block per row, or
 // several when the rows are too few to fill the GPU in one wave. Columns: chunks of rows enough to
-// fill the GPU once. Segments: the balanced mapping.
+// fill the GPU once.
 template <class Op, class T>
 Plan plan(const BatchedCall& c) {
   using Acc = typename Op::Acc;
@@ -592,18 +542,6 @@ Plan plan(const BatchedCall& c) {
     } else if (p.strategy != Strategy::columns_naive) {
       throw std::invalid_argument("11_batched: strategy " + name(c.strategy) + " does not reduce columns");
     }
-  } else {
-    if (p.strategy == Strategy::automatic) p.strategy = Strategy::segments_balanced;
-    if (p.strategy != Strategy::segments_balanced && p.strategy != Strategy::segments_naive)
-      throw std::invalid_argument("11_batched: strategy " + name(c.strategy) + " does not reduce segments");
-    p.vector = aligned;
-    if (p.strategy == Strategy::segments_naive) {
-      // A group sized to the mean length, about 8 masked vectors a lane (2 without 16-byte loads).
-      const std::size_t mean = s.segments ? s.n / s.segments : 0;
-      p.lanes = pow2_at_least(red::ceil_div(mean, (p.vector ? 8 : 2) * kCount));
-    } else if (s.segments > 0) {
-      plan_balanced<Op, T>(p, s);
-    }
   }
   return p;
 }
@@ -677,7 +615,7 @@ void launch_columns_tiled(const BatchedCall& c, const Plan& p) {
 
 // The longest chain of roundings one result of `length` elements goes through (sums; the tests'
 // and the program's error bound): a lane's share added serially, the loaded vector, the trees of
-// the group or block, and the partials of a split row, a chunked column or a long segment.
+// the group or block, and the partials of a split row or a chunked column.
 inline std::size_t sum_depth(const Plan& p, const Shape& s, std::size_t length, std::size_t per_vector) {
   const std::size_t block_tree = 8, warp_tree = 5;
   switch (p.strategy) {
@@ -692,29 +630,8 @@ inline std::size_t sum_depth(const Plan& p, const Shape& s, std::size_t length, 
       const std::size_t deep = kColumnBlock / p.across, deep_partials = kColumnBlock / p.across_partials;
       return red::ceil_div(p.chunk, deep) + tree + (p.split > 1 ? red::ceil_div(p.split, deep_partials) + tree : 0);
     }
-    case Strategy::columns_naive:
+    default:  // columns_naive
       return length;
-    case Strategy::segments_naive:
-      return red::ceil_div(length, p.lanes) + per_vector + warp_tree;
-    default: {  // segments_balanced: a lane's own partial over the windows of its range (at most
-                // all of them), its walk of the closing window, the warp's fold of the lanes'
-                // partials, the lanes' scan, the carry, and the ranges a long segment spans (the
-                // finishing warp's tree)
-      // (a range inside a segment holds a step of elements, less a window at most, and the step is
-      // at least the segment's cost shared out)
-      // (the deeper of the two policies' chains: SegmentPolicy picks one by the element's size)
-      const auto depth = [&](std::size_t items, std::size_t cost) {
-        const std::size_t windows = red::ceil_div(p.chunk, 32 * items);
-        const std::size_t warps = std::size_t{p.split} * kWarpsPerBlock;
-        const std::size_t share = (length + cost * s.segments) / warps;
-        const std::size_t window = 32 * items;
-        const std::size_t step = std::max<std::size_t>(window + 1, share) - window;
-        const std::size_t ranges = red::ceil_div(length, step) + 1;
-        return std::min(length, (windows + 1) * items + 4 * warp_tree + 8 + red::ceil_div(ranges, 32));
-      };
-      return std::max(depth(SegmentTuning::kItems, SegmentTuning::kSegmentCost),
-                      depth(SegmentTuning16::kItems, SegmentTuning16::kSegmentCost));
-    }
   }
 }
 
@@ -754,23 +671,10 @@ void launch(const BatchedCall& c) {
     case Strategy::columns_tiled:
       launch_columns_tiled<Op, T>(c, p);
       break;
-    case Strategy::columns_naive:
+    default:  // columns_naive (plan never leaves the strategy automatic)
       columns_naive<Op, T><<<static_cast<unsigned>(red::ceil_div(s.cols, kBlock)), kBlock, 0, c.stream>>>(in, s.rows, s.cols,
                                                                                                   s.stride, c.output);
       break;
-    case Strategy::segments_naive:
-      with_lanes(p.lanes, [&](auto g) {
-        constexpr unsigned G = decltype(g)::value;
-        const unsigned blocks = static_cast<unsigned>(
-            std::min<std::size_t>(red::ceil_div(s.segments, kBlock / G), std::size_t{sm_count()} * 8));
-        if (p.vector)
-          segments_by_group<Op, T, G, true><<<blocks, kBlock, 0, c.stream>>>(in, s.offsets, s.segments, s.n, c.output);
-        else
-          segments_by_group<Op, T, G, false><<<blocks, kBlock, 0, c.stream>>>(in, s.offsets, s.segments, s.n, c.output);
-      });
-      break;
-    default:
-      launch_balanced<Op, T>(c, p);
   }
   CUDA_CHECK(cudaGetLastError());
 }

@@ -24,7 +24,6 @@ namespace {
 struct Batch {
   const HostArray& host;
   Shape shape;
-  std::vector<std::int64_t> offsets;  // segments
   std::size_t base_offset = 0;        // elements past a 256-byte boundary where the input starts
 
   // Two calls on one scratch, the output poisoned before each (a result never written shows as
@@ -32,7 +31,7 @@ struct Batch {
   std::vector<std::byte> run(Op op, Strategy strategy = Strategy::automatic, cudaStream_t stream = nullptr,
                              int scratch_fill = -1) const {
     const DeviceInput in = upload(host, base_offset);
-    const auto p = ch11::prepare(op, host.dtype, in.data, shape, offsets, strategy, stream);
+    const auto p = ch11::prepare(op, host.dtype, in.data, shape, strategy, stream);
     if (scratch_fill >= 0) p->scratch.fill(scratch_fill, stream, p->plan.zeroed_scratch_bytes);  // not the counters
     p->output.fill(0xA5, stream);  // on the call's stream: ordered before it
     p->run_and_wait();
@@ -48,8 +47,7 @@ struct Batch {
 
   // Runs and checks every result; returns the plan that ran.
   void check(Op op, Strategy strategy = Strategy::automatic) const {
-    INFO("layout=", ch11::name(shape.layout), " rows=", shape.rows, " cols=", shape.cols, " stride=", shape.stride,
-         " segments=", shape.segments, " n=", shape.n, " op=", std::string(name(op)),
+    INFO("layout=", ch11::name(shape.layout), " rows=", shape.rows, " cols=", shape.cols, " stride=", shape.stride, " op=", std::string(name(op)),
          " dtype=", std::string(name(host.dtype)), " strategy=", ch11::name(strategy), " base offset=", base_offset);
     ch11::BatchedCall c;
     c.op = op;
@@ -57,7 +55,7 @@ struct Batch {
     c.shape = shape;
     c.strategy = strategy;
     const ch11::Plan plan = ch11::plan_of(c);
-    const ch11::BatchCheck r = ch11::check_all(host, shape, offsets, op, plan, run(op, strategy));
+    const ch11::BatchCheck r = ch11::check_all(host, shape, op, plan, run(op, strategy));
     INFO("plan: ", ch11::name(plan.strategy), " lanes ", plan.lanes, " split ", plan.split);
     CHECK_MESSAGE(r.failed == 0, r.first_failure);
     CHECK(r.checked == ch11::outputs(shape));
@@ -68,15 +66,9 @@ Shape rows(std::size_t b, std::size_t l, std::size_t stride = 0) { return ch11::
 Shape columns(std::size_t b, std::size_t l, std::size_t stride = 0) {
   return ch11::matrix_shape(Layout::columns, b, l, stride);
 }
-Shape segments(std::size_t count, std::size_t n) { return ch11::segment_shape(count, n); }
 
 const Op kOps[] = {Op::sum, Op::max, Op::argmax};
 const DType kTypes[] = {DType::f32, DType::f16, DType::bf16};
-
-Batch segment_batch(const HostArray& host, std::vector<std::int64_t> offsets) {
-  Batch b{host, segments(offsets.size() - 1, host.n), std::move(offsets)};
-  return b;
-}
 
 }  // namespace
 
@@ -135,83 +127,17 @@ TEST_CASE("11_batched: inputs that start off a 16-byte boundary") {
         Batch c{host, columns(1000, 40)};
         c.base_offset = offset;
         c.check(op);
-        Batch s = segment_batch(host, ch11::make_offsets(1000, 40, ch11::SegmentDist::uniform, test::fresh_seed()));
-        s.shape.n = static_cast<std::size_t>(s.offsets.back());  // at most 1000 x 80
-        s.base_offset = offset;
-        s.check(op);
-        // A heavy tail off the boundary: one segment across many warps' ranges, read element by
-        // element (no 16-byte loads from a misaligned input).
-        Batch h = segment_batch(host, ch11::make_offsets(300, 64, ch11::SegmentDist::heavy, test::fresh_seed()));
-        h.shape.n = static_cast<std::size_t>(h.offsets.back());
-        h.base_offset = offset;
-        REQUIRE(h.shape.n <= host.n);  // about 1.05 x 300 x 64 of the 80,000 elements
-        h.check(op);
       }
     }
 }
 
-TEST_CASE("11_batched: NaN in one row only, one column only, one segment only") {
+TEST_CASE("11_batched: NaN in one row only, one column only") {
   for (DType t : kTypes) {
     HostArray host = generate(t, 300 * 64, Dist::normal, test::fresh_seed());
     host.set(17 * 64 + 5, std::numeric_limits<double>::quiet_NaN());
     for (Op op : kOps) {
       Batch{host, rows(300, 64)}.check(op);
       Batch{host, columns(300, 64)}.check(op);
-      std::vector<std::int64_t> o(301);
-      for (std::size_t s = 0; s <= 300; ++s) o[s] = static_cast<std::int64_t>(s * 64);
-      segment_batch(host, o).check(op);
-    }
-  }
-}
-
-TEST_CASE("11_batched: segments, uniform and heavy-tailed, balanced and naive") {
-  for (DType t : kTypes)
-    for (std::size_t mean : {4, 32, 1024})
-      for (bool heavy : {false, true}) {
-        const std::size_t count = std::max<std::size_t>(16, (std::size_t{1} << 21) / mean);
-        std::vector<std::int64_t> o = ch11::make_offsets(count, mean, heavy ? ch11::SegmentDist::heavy : ch11::SegmentDist::uniform, test::fresh_seed());
-        const HostArray host = generate(t, static_cast<std::size_t>(o.back()), Dist::ints, test::fresh_seed());
-        for (Op op : kOps) {
-          segment_batch(host, o).check(op);
-          if (mean == 32) segment_batch(host, o).check(op, Strategy::segments_naive);
-        }
-      }
-  // Enough elements for many windows per warp: a segment's partial carried from window to window
-  // (through windows with no end, in the lanes' own partials), and the heavy tail's longest
-  // segment across hundreds of warps' ranges.
-  for (DType t : {DType::f32, DType::f16})
-    for (bool heavy : {false, true}) {
-      std::vector<std::int64_t> o = ch11::make_offsets(1 << 16, 256, heavy ? ch11::SegmentDist::heavy : ch11::SegmentDist::uniform, test::fresh_seed());
-      const HostArray host = generate(t, static_cast<std::size_t>(o.back()), Dist::normal, test::fresh_seed());
-      for (Op op : kOps) segment_batch(host, o).check(op);
-    }
-}
-
-TEST_CASE("11_batched: all-empty segments, no segments, and empty segments at both ends") {
-  for (DType t : kTypes) {
-    const HostArray none = generate(t, 1, Dist::normal, test::fresh_seed());
-    for (Op op : kOps) {
-      Batch all_empty = segment_batch(none, std::vector<std::int64_t>(1001, 0));
-      all_empty.shape.n = 0;
-      all_empty.check(op);
-      Batch zero = segment_batch(none, std::vector<std::int64_t>(1, 0));
-      zero.shape.n = 0;
-      zero.check(op);
-    }
-    const HostArray host = generate(t, 100'000, Dist::normal, test::fresh_seed());
-    std::vector<std::int64_t> o = {0, 0, 0, 5, 5, 99'000, 99'000, 100'000, 100'000, 100'000};
-    // Elements before the first segment and after the last belong to none.
-    std::vector<std::int64_t> inside = {7, 7, 100, 5'000, 60'000, 60'001, 99'000};
-    // Far more ends in one window than a warp reads at a time: an empty segment before every
-    // one-element segment, then a run of 3000 empty ones, then segments of 0 to 3 elements.
-    std::vector<std::int64_t> dense;
-    for (std::int64_t e = 0; e < 20'000; ++e) dense.insert(dense.end(), {e, e});
-    dense.insert(dense.end(), 3000, 20'000);
-    for (std::int64_t e = 20'001; e <= 30'000; ++e) dense.push_back(e / 3 * 3);
-    for (Op op : kOps) {
-      segment_batch(host, o).check(op);
-      segment_batch(host, inside).check(op);
-      segment_batch(host, dense).check(op);
     }
   }
 }
@@ -219,11 +145,8 @@ TEST_CASE("11_batched: all-empty segments, no segments, and empty segments at bo
 TEST_CASE("11_batched: the result's bits depend on the shape only (20 runs, scratch refilled)") {
   std::mt19937 fill(static_cast<unsigned>(test::fresh_seed()));
   const HostArray host = generate(DType::f32, 64 * ((std::size_t{1} << 18) + 1), Dist::normal, test::fresh_seed());
-  std::vector<std::int64_t> o = ch11::make_offsets(1 << 16, 256, ch11::SegmentDist::heavy, test::fresh_seed());
-  const HostArray seg = generate(DType::f32, static_cast<std::size_t>(o.back()), Dist::normal, test::fresh_seed());
   const Batch cases[] = {Batch{host, rows(64, (std::size_t{1} << 18) + 1)}, Batch{host, rows((std::size_t{1} << 18) + 1, 64)},
-                         Batch{host, columns(64, (std::size_t{1} << 18) + 1)}, Batch{host, columns((std::size_t{1} << 18) + 1, 64)},
-                         segment_batch(seg, o)};
+                         Batch{host, columns(64, (std::size_t{1} << 18) + 1)}, Batch{host, columns((std::size_t{1} << 18) + 1, 64)}};
   for (const Batch& b : cases) {
     INFO("layout=", ch11::name(b.shape.layout), " rows=", b.shape.rows, " cols=", b.shape.cols);
     std::set<std::vector<std::byte>> distinct;
@@ -235,20 +158,19 @@ TEST_CASE("11_batched: the result's bits depend on the shape only (20 runs, scra
 TEST_CASE("11_batched: two streams with their own scratch at once give each stream's answer") {
   Stream a, b;
   const HostArray host = generate(DType::f32, 64 * ((std::size_t{1} << 20) + 3), Dist::normal, test::fresh_seed());
-  std::vector<std::int64_t> o = ch11::make_offsets(1 << 14, 4096, ch11::SegmentDist::heavy, test::fresh_seed());
-  const HostArray seg = generate(DType::f32, static_cast<std::size_t>(o.back()), Dist::normal, test::fresh_seed());
+  const HostArray cols = generate(DType::f16, 4095 * 2048, Dist::normal, test::fresh_seed());
   const Batch split{host, rows(64, (std::size_t{1} << 20) + 3)};
-  const Batch segs = segment_batch(seg, o);
-  const auto alone_rows = split.run(Op::sum), alone_segs = segs.run(Op::sum);
+  const Batch chunked{cols, columns(4095, 2048)};
+  const auto alone_rows = split.run(Op::sum), alone_cols = chunked.run(Op::sum);
   for (int k = 0; k < 5; ++k) {
     // Each run() uploads, launches on its stream and waits for it: launch both before waiting by
     // running them from two host threads.
-    std::vector<std::byte> got_rows, got_segs;
+    std::vector<std::byte> got_rows, got_cols;
     std::thread t([&] { got_rows = split.run(Op::sum, Strategy::automatic, a.get()); });
-    got_segs = segs.run(Op::sum, Strategy::automatic, b.get());
+    got_cols = chunked.run(Op::sum, Strategy::automatic, b.get());
     t.join();
     CHECK(got_rows == alone_rows);
-    CHECK(got_segs == alone_segs);
+    CHECK(got_cols == alone_cols);
   }
 }
 
@@ -256,12 +178,6 @@ TEST_CASE("11_batched: bad shapes and calls are refused with a reason") {
   CHECK(ch11::why_invalid(rows(std::size_t{1} << 40, std::size_t{1} << 40)).find("overflows") != std::string::npos);
   CHECK(ch11::why_invalid(rows(10, 100, 50)).find("stride") != std::string::npos);
   CHECK(ch11::why_invalid(rows(std::size_t{1} << 32, 1)).find("2^31") != std::string::npos);
-  const std::int64_t decreasing[] = {0, 5, 3};
-  CHECK(ch11::check_offsets(decreasing, 2, 10).find("decrease") != std::string::npos);
-  const std::int64_t past[] = {0, 5, 11};
-  CHECK(ch11::check_offsets(past, 2, 10).find("outside") != std::string::npos);
-  const std::int64_t fine[] = {0, 0, 10};
-  CHECK(ch11::check_offsets(fine, 2, 10).empty());
 
   const HostArray host = generate(DType::f32, 1000, Dist::normal, test::fresh_seed());
   const DeviceInput in = upload(host);
@@ -280,18 +196,12 @@ TEST_CASE("11_batched: bad shapes and calls are refused with a reason") {
   c.dtype = DType::f32;
   c.strategy = Strategy::columns_naive;
   CHECK_THROWS_AS(ch11::run(c), std::invalid_argument);  // a column strategy for rows
-  // Shapes that need scratch on any GPU: two rows of 2^22 split across blocks, 2^16 rows of 64
-  // columns in chunks, and segments (the balanced mapping's records).
+  // Shapes that need scratch on any GPU: two rows of 2^22 split across blocks, and 2^16 rows of 64
+  // columns in chunks.
   const HostArray big = generate(DType::f32, std::size_t{1} << 22 << 1, Dist::normal, test::fresh_seed());
   const DeviceInput big_in = upload(big);
-  std::vector<std::int64_t> o = ch11::make_offsets(1000, 32, ch11::SegmentDist::uniform, test::fresh_seed());
-  o.back() = std::min<std::int64_t>(o.back(), static_cast<std::int64_t>(big.n));
-  DeviceBuffer offsets(o.size() * 8);
-  offsets.upload(o.data(), o.size() * 8);
-  Shape seg = segments(o.size() - 1, static_cast<std::size_t>(o.back()));
-  seg.offsets = static_cast<const std::int64_t*>(offsets.get());
   DeviceBuffer many(std::size_t{1} << 16 << 2);
-  for (const Shape& shape : {rows(2, std::size_t{1} << 22), columns(std::size_t{1} << 16, 64), seg}) {
+  for (const Shape& shape : {rows(2, std::size_t{1} << 22), columns(std::size_t{1} << 16, 64)}) {
     INFO("layout ", ch11::name(shape.layout));
     c.input = big_in.data;
     c.output = many.get();
@@ -319,19 +229,13 @@ TEST_CASE("11_batched: rows of no columns under every row strategy") {
 }
 
 TEST_CASE("11_batched: one scratch, zeroed once, serves calls of every shape in turn") {
-  // Rows split across blocks, chunked columns, segments and the rest, one after another on one
+  // Rows split across blocks, chunked columns and the rest, one after another on one
   // scratch, then the same sequence again: each shape's counters lie where another shape's
   // partials were unless every shape keeps its counters in one place (ch11::counter_bytes).
   const HostArray host = generate(DType::f32, std::size_t{1} << 23, Dist::ints, test::fresh_seed());
   const DeviceInput in = upload(host);
-  std::vector<std::int64_t> o = ch11::make_offsets(1 << 14, 256, ch11::SegmentDist::heavy, test::fresh_seed());
-  for (auto& v : o) v = std::min<std::int64_t>(v, static_cast<std::int64_t>(host.n));
-  DeviceBuffer offsets(o.size() * 8);
-  offsets.upload(o.data(), o.size() * 8);
-  Shape seg = segments(o.size() - 1, host.n);
-  seg.offsets = static_cast<const std::int64_t*>(offsets.get());
   const Shape shapes[] = {rows(2, std::size_t{1} << 22),  rows(7, 1'000'003),      columns(std::size_t{1} << 16, 64),
-                          columns(4095, 2048),            seg,                      rows(1 << 16, 100),
+                          columns(4095, 2048),            rows(1 << 16, 100),
                           columns(300, 1 << 13),          rows(3, (std::size_t{1} << 21) + 1)};
   std::size_t largest = 0;
   ch11::BatchedCall c;
@@ -342,7 +246,6 @@ TEST_CASE("11_batched: one scratch, zeroed once, serves calls of every shape in 
   }
   DeviceBuffer scratch(largest), out(std::size_t{1} << 16 << 2);
   scratch.zero_prefix(ch11::counter_bytes());  // once
-  const std::vector<std::int64_t> none;
   for (int round = 0; round < 2; ++round)
     for (const Shape& s : shapes) {
       INFO("round ", round, ", layout ", ch11::name(s.layout), ", rows ", s.rows, ", cols ", s.cols);
@@ -359,7 +262,7 @@ TEST_CASE("11_batched: one scratch, zeroed once, serves calls of every shape in 
       CUDA_CHECK(cudaDeviceSynchronize());
       std::vector<std::byte> got(ch11::outputs(s) * 4);
       out.download(got.data(), got.size());
-      const ch11::BatchCheck r = ch11::check_all(host, s, s.layout == Layout::segments ? o : none, Op::sum, plan, got);
+      const ch11::BatchCheck r = ch11::check_all(host, s, Op::sum, plan, got);
       CHECK_MESSAGE(r.failed == 0, r.first_failure);
       CHECK(scratch.prefix_is_zero(ch11::counter_bytes()));
     }
@@ -377,7 +280,7 @@ bool device_holds(std::size_t bytes) {
 constexpr std::size_t kPast31 = (std::size_t{1} << 31) + 34;  // elements in all: past every 32-bit count
 }  // namespace
 
-TEST_CASE("large: 11_batched rows, columns and segments of more than 2^31 elements" * doctest::test_suite("large")) {
+TEST_CASE("large: 11_batched rows and columns of more than 2^31 elements" * doctest::test_suite("large")) {
   const std::size_t n = kPast31 + 4096;
   if (!device_holds(n * 2)) return;
   // f16 small integers: every partial sum stays an integer far below 2^24 (a random walk), so the
@@ -389,14 +292,6 @@ TEST_CASE("large: 11_batched rows, columns and segments of more than 2^31 elemen
   const std::size_t tall = (std::size_t{1} << 21) + 1;
   Batch{host, columns(tall, 1024)}.check(Op::sum);
   Batch{host, columns(tall, 1023, 1024)}.check(Op::max);
-  test::progress("segments: 1000 of about 2^21 elements, and one of 2^31 - 1");
-  std::vector<std::int64_t> o = ch11::make_offsets(1000, std::size_t{1} << 21, ch11::SegmentDist::uniform, test::fresh_seed());
-  for (auto& v : o) v = std::min<std::int64_t>(v, static_cast<std::int64_t>(kPast31));
-  o.back() = static_cast<std::int64_t>(kPast31);
-  Batch many = segment_batch(host, o);
-  many.check(Op::sum);
-  const std::vector<std::int64_t> one_long = {0, 17, 17 + std::int64_t{0x7fffffff}};
-  segment_batch(host, one_long).check(Op::sum);
 }
 
 TEST_CASE("large: 11_batched argmax of one row of 2^31 - 1 elements, the winner at the end" *

@@ -1,10 +1,23 @@
-// Chapter 11's segments: the naive mapping (a group per segment) and the balanced one (ranges
-// of equal cost, whatever the lengths), with its policies. The launcher is reduce.cuh's.
+// Chapter 12's kernels: the naive mapping (a group per segment) and the balanced one (ranges of
+// equal cost, whatever the lengths), with its policies. The launcher is reduce.cuh.
 #pragma once
 
-#include "11_batched/ranges.cuh"
+#include "11_batched/ranges.cuh"  // chapter 11's loads, group reduce and result store
 
-namespace ch11 {
+namespace ch12 {
+
+// Chapter 11's pieces that the segments' kernels read with.
+namespace cg = cooperative_groups;
+using ch11::global_timer;
+using ch11::group_reduce;
+using ch11::kBlock;
+using ch11::lane_accumulate;
+using ch11::lane_accumulate_masked;
+using ch11::load_vector;
+using ch11::shfl_down;
+using ch11::shfl_up;
+using ch11::store_result;
+using ch11::Vec16;
 
 // ---- segments -----------------------------------------------------------------------------------------
 //
@@ -52,8 +65,8 @@ __global__ void __launch_bounds__(kBlock)
 constexpr unsigned kWarpsPerBlock = kBlock / 32;
 constexpr std::size_t kNoSegment = ~std::size_t{0};
 
-// The balanced kernel's choices; 11_batched_segment_tuning (segment_tuning.cu) changes one at a time
-// and times them on the benchmark's segment shapes (results/h200/experiments/segment_tuning.md).
+// The balanced kernel's choices; 12_segmented_segment_tuning
+// (experiments/12_segmented/segment_tuning.cu) changes one at a time and times them on the benchmark's segment shapes (results/h200/experiments/segment_tuning.md).
 struct SegmentTuning {
   static constexpr unsigned kItems = 16;        // a lane's consecutive elements in a window: 4 16-byte
                                                 // loads of f32 (16-bit inputs: SegmentTuning16)
@@ -90,7 +103,7 @@ struct SegmentTuning {
                                                 // then read from there by the lanes (StagedWindow);
                                                 // false: each lane loads its own 16 into registers
   static constexpr bool kTimeline = false;      // the timer read at points of each warp's range
-                                                // (SegmentTimeline): for 11_batched_segment_timeline only
+                                                // (SegmentTimeline): for 12_segmented_segment_timeline only
   static constexpr bool kPreloadBefore = true;  // the finishing kernel loads the record of the range
                                                 // before a head's with the head's (one trip to
                                                 // memory where the segment began there); false: the
@@ -115,7 +128,8 @@ struct SegmentTuning16 : SegmentTuning {
 template <class T>
 using SegmentPolicy = std::conditional_t<sizeof(T) == 2, SegmentTuning16, SegmentTuning>;
 
-// Where the balanced kernels' time goes, for 11_batched_segment_timeline (segment_timeline.cu): with
+// Where the balanced kernels' time goes, for 12_segmented_segment_timeline
+// (experiments/12_segmented/segment_timeline.cu): with
 // Policy::kTimeline, lane 0 of each warp writes the GPU's global timer (ns) at five points of its
 // range into segment_timeline[range] (a device array the experiment sets; none: nothing is
 // written), and the finishing warp of range r two more. The lesson's policy compiles every stamp out.
@@ -801,4 +815,4 @@ __global__ void __launch_bounds__(kBlock)
   mark_time<kTimeline>(r, SegmentTimeline::finish_done);
 }
 
-}  // namespace ch11
+}  // namespace ch12

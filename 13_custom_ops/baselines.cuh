@@ -12,9 +12,9 @@
 #include <type_traits>
 
 #include "09_cub_comparison/reduce.cuh"  // ch09::CombinePairs, ch09::PairAt: an operator as CUB's functors
-#include "12_custom_ops/ops.cuh"
+#include "13_custom_ops/ops.cuh"
 
-namespace ch12 {
+namespace ch13 {
 
 // The transform for an operator whose load ignores the index: the element itself.
 template <class Op>
@@ -41,4 +41,4 @@ cudaError_t cub_transform_reduce(void* temp, std::size_t& bytes, const typename 
   }
 }
 
-}  // namespace ch12
+}  // namespace ch13

@@ -1,13 +1,13 @@
-// Chapter 12's inputs and float64 references (host_data.hpp), each over chunks of 2^20 elements
+// Chapter 13's inputs and float64 references (host_data.hpp), each over chunks of 2^20 elements
 // on every core: a chunk's generator is seeded from its number, and the chunks' results are
 // merged in chunk order, so nothing depends on the number of threads.
-#include "12_custom_ops/host_data.hpp"
+#include "13_custom_ops/host_data.hpp"
 
 #include <algorithm>
 #include <random>
 #include <stdexcept>
 
-namespace ch12 {
+namespace ch13 {
 
 namespace {
 
@@ -324,4 +324,4 @@ AffineReference affine_reference(const float2* x, std::size_t n) {
   return r;
 }
 
-}  // namespace ch12
+}  // namespace ch13

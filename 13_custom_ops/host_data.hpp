@@ -1,4 +1,4 @@
-// Chapter 12's host side that needs no CUDA compiler: the generated inputs and the float64
+// Chapter 13's host side that needs no CUDA compiler: the generated inputs and the float64
 // references of every operator. Compiled as C++ with OpenMP (host_data.cpp), so that a 1 GiB input
 // is generated and checked on every core; every result is the same for any number of threads.
 #pragma once
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace ch12 {
+namespace ch13 {
 
 // ---- inputs ---------------------------------------------------------------------------------------
 
@@ -109,4 +109,4 @@ struct AffineReference {
 };
 AffineReference affine_reference(const float2* x, std::size_t n);
 
-}  // namespace ch12
+}  // namespace ch13

@@ -1,4 +1,4 @@
-// Chapter 12's host side: a call set up on the device (run_on_device), the float64 references of
+// Chapter 13's host side: a call set up on the device (run_on_device), the float64 references of
 // every operator in ops.cuh, and the bounds their results are checked against.
 //
 // Every reference is computed in double with compensated (Neumaier) sums, so its own error is far
@@ -49,13 +49,13 @@
 #include <type_traits>
 #include <vector>
 
-#include "12_custom_ops/host_data.hpp"
-#include "12_custom_ops/reduce.cuh"
+#include "13_custom_ops/host_data.hpp"
+#include "13_custom_ops/reduce.cuh"
 #include "device_buffer.hpp"
 #include "json_report.hpp"
 #include "reference.hpp"  // red::RawResult
 
-namespace ch12 {
+namespace ch13 {
 
 constexpr double kEps = 1.0 / (1 << 23);           // float's machine epsilon
 constexpr double kUnitRoundoff = 1.0 / (1 << 24);  // u: round to nearest errs by at most half of eps
@@ -121,7 +121,7 @@ void launch_with(Kernel k, const Call& c) {
     constexpr bool kAll = std::is_same_v<Op, AllNonzero>;
     return k == Kernel::votes ? launch_votes<kAll, false>(c) : launch_votes<kAll, true>(c);
   }
-  throw std::invalid_argument("12_custom_ops: the vote kernel reduces bytes with any or all only");
+  throw std::invalid_argument("13_custom_ops: the vote kernel reduces bytes with any or all only");
 }
 
 // What a call left: its result, and whether everything around it held.
@@ -544,4 +544,4 @@ struct ExactGate<ComposeAffine> {
   }
 };
 
-}  // namespace ch12
+}  // namespace ch13

@@ -1,6 +1,6 @@
-// 12_custom_ops: one reduction with one of the chapter's operators, checked and timed.
+// 13_custom_ops: one reduction with one of the chapter's operators, checked and timed.
 //
-//   12_custom_ops [--op NAME] [--n N] [--dist D] [--true-at start|middle|end|none]
+//   13_custom_ops [--op NAME] [--n N] [--dist D] [--true-at start|middle|end|none]
 //                 [--kernel automatic|reordering|ordered|votes|early_exit] [--seed S]
 //                 [--input FILE] [--output FILE] [--repeat R] [--json]
 //
@@ -28,8 +28,8 @@
 #include <string>
 #include <vector>
 
-#include "12_custom_ops/host_reference.hpp"
-#include "12_custom_ops/user_op.cuh"
+#include "13_custom_ops/host_reference.hpp"
+#include "13_custom_ops/user_op.cuh"
 #include "command_line.hpp"
 #include "device_info.hpp"
 #include "harness.hpp"
@@ -39,7 +39,7 @@
 
 namespace {
 
-using namespace ch12;
+using namespace ch13;
 
 struct Options {
   std::string op = "lse", dist = "normal", true_at = "middle", kernel = "automatic", input, output;
@@ -79,7 +79,7 @@ int run_op(const Options& opt, Kernel k) {
   if (n > (std::size_t{1} << 36)) throw Usage("--input: '" + opt.input + "' holds more than 2^36 elements");
   if (!opt.output.empty()) red::check_writable(opt.output);
   if (!red::gpu_available()) {
-    std::fprintf(stderr, "12_custom_ops: no usable CUDA GPU\n");
+    std::fprintf(stderr, "13_custom_ops: no usable CUDA GPU\n");
     return red::kExitNoGpu;
   }
   const red::DeviceInfo dev = red::query_device();
@@ -126,7 +126,7 @@ int run_op(const Options& opt, Kernel k) {
   if (!opt.output.empty()) red::write_raw(opt.output, raw.data(), ResultOf<Op>::kBytes);
   if (opt.json) {
     red::Json j;
-    j["chapter"] = "12_custom_ops";
+    j["chapter"] = "13_custom_ops";
     j["device"] = dev.name;
     j["op"] = opt.op;
     j["n"] = n;
@@ -141,7 +141,7 @@ int run_op(const Options& opt, Kernel k) {
     j["gbps"] = red::json_number(gbps);
     std::fputs(red::json_line(j).c_str(), stdout);
   } else {
-    std::printf("12_custom_ops on %s: %s of %zu elements, kernel %s\n", dev.name.c_str(), opt.op.c_str(), n, kernel_name(k));
+    std::printf("13_custom_ops on %s: %s of %zu elements, kernel %s\n", dev.name.c_str(), opt.op.c_str(), n, kernel_name(k));
     std::printf("  result:   %s\n", shown.c_str());
     if (v.bounded)
       std::printf("  checked:  against float64, error %.3g (bound %.3g): %s\n", v.error, v.bound,
@@ -182,7 +182,7 @@ int run(const Options& opt) {
 
 int main(int argc, char** argv) {
   Options opt;
-  CLI::App app{"One reduction with one of chapter 12's operators, checked against float64 and timed.", "12_custom_ops"};
+  CLI::App app{"One reduction with one of chapter 13's operators, checked against float64 and timed.", "13_custom_ops"};
   std::vector<std::string> ops(std::begin(red::kCustomOpNames), std::end(red::kCustomOpNames));
   app.add_option("--op", opt.op, "the operator (default lse)")->check(CLI::IsMember(ops));
   app.add_option("--n", opt.n, "elements (default 2^24)")->check(CLI::Range(std::size_t{0}, std::size_t{1} << 36));
@@ -199,5 +199,5 @@ int main(int argc, char** argv) {
   app.add_flag("--json", opt.json, "one JSON line instead of the report");
   app.footer("Exit codes: 0 passed, 1 the check failed, 2 bad arguments, 3 no GPU, 4 a CUDA error.");
   if (const int stop = red::parse_command_line(app, argc, argv); stop >= 0) return stop;
-  return red::run_program("12_custom_ops", [&] { return run(opt); });
+  return red::run_program("13_custom_ops", [&] { return run(opt); });
 }

@@ -1,4 +1,4 @@
-// Chapter 12's operators: what people reduce with besides sum and max, and the traps in each.
+// Chapter 13's operators: what people reduce with besides sum and max, and the traps in each.
 //
 // Every operator is a struct in the shape every chapter's kernels take (common/reduce_ops.cuh):
 //
@@ -27,7 +27,7 @@
 
 #include "reduce_ops.cuh"
 
-namespace ch12 {
+namespace ch13 {
 
 using red::to_wide;
 using red::widen_t;
@@ -418,4 +418,4 @@ struct FromFunctors {
   }
 };
 
-}  // namespace ch12
+}  // namespace ch13

@@ -1,4 +1,4 @@
-// Chapter 12 - any associative operator: the fast kernel made generic, and the one that keeps order.
+// Chapter 13 - any associative operator: the fast kernel made generic, and the one that keeps order.
 //
 // Idea: chapter 10's single-pass kernel never looked inside its operator: it loads, combines and
 // stores through the operator struct (ops.cuh), so any operator with an identity, a combine and a
@@ -28,12 +28,12 @@
 
 #include "07_two_pass/reduce.cuh"    // ch07::Array, accumulate_share's loads, unroll_of
 #include "10_single_pass/reduce.cuh"  // ch10::launch (the commutative kernel), take_ticket
-#include "12_custom_ops/ops.cuh"
+#include "13_custom_ops/ops.cuh"
 #include "cuda_check.hpp"
 #include "multipass.cuh"
 #include "per_device.hpp"
 
-namespace ch12 {
+namespace ch13 {
 
 constexpr unsigned kBlock = 256;
 constexpr unsigned kWarp = 32;
@@ -95,7 +95,7 @@ std::size_t zeroed_scratch_bytes() {
 template <class Op, class Policy = TuningOf<Op>>
 void launch(const Call& c) {
   if constexpr (!Op::kCommutative)
-    throw std::invalid_argument("12_custom_ops: this operator is not commutative; the reordering kernel would "
+    throw std::invalid_argument("13_custom_ops: this operator is not commutative; the reordering kernel would "
                                 "combine its elements out of order (use launch_ordered)");
   else
     ch10::launch<Op, Policy>(as_reduce_call<Op>(c));
@@ -150,8 +150,9 @@ __device__ typename Op::Acc fold_warps_in_order(typename Op::Acc v, typename Op:
 }
 
 // The policy: chapter 07's loads (16-byte vectors, up to 8 a lane and 32 elements a load round),
-// and how the ordered kernel cuts a warp's stretch. 12_custom_ops_ordered_tuning (ordered_tuning.cu)
-// times each choice changed alone (results/h200/experiments/ordered_tuning.md): one region a warp
+// and how the ordered kernel cuts a warp's stretch. 13_custom_ops_ordered_tuning
+// (experiments/13_custom_ops/ordered_tuning.cu) times each choice changed alone
+// (results/h200/experiments/ordered_tuning.md): one region a warp
 // (a 5-step tree every step, the layout of a plain ordered kernel) falls behind on the operators
 // with a long combine, more lanes a region lose Welford's share, one region a lane reads 32
 // separate streams a warp, one run leaves Welford's chain of dependent updates waiting, and two
@@ -355,11 +356,11 @@ std::size_t ordered_zeroed_scratch_bytes() {
 // The order-keeping launcher: any associative operator.
 template <class Op, class Policy = OrderedTuning>
 void launch_ordered(const Call& c) {
-  red::check_scratch("12_custom_ops", c.scratch, c.scratch_bytes, ordered_scratch_bytes<Op, Policy>(c.n));
+  red::check_scratch("13_custom_ops", c.scratch, c.scratch_bytes, ordered_scratch_bytes<Op, Policy>(c.n));
   if (c.n == 0) return red::launch_store_identity<Op>(c.output, c.stream);
   using Source = OrderedSource<Op, Policy>;
   const Source src{static_cast<const typename Op::In*>(c.input)};
-  if (!src.element_aligned()) throw std::invalid_argument("12_custom_ops: input not aligned to its element type");
+  if (!src.element_aligned()) throw std::invalid_argument("13_custom_ops: input not aligned to its element type");
   const OrderedScratch<Op> s(c.scratch, ordered_max_blocks<Op, Policy>());
   reduce_ordered<Op, Policy, Source><<<ordered_blocks<Op, Policy>(c.n), kBlock, ordered_shared_bytes<Op, Policy>(), c.stream>>>(
       src, c.n, s.partials, s.tickets, c.output);
@@ -467,7 +468,7 @@ std::size_t votes_zeroed_scratch_bytes() {
 // any (kAll false) or all (kAll true) of n bytes: the int 0 or 1 at the result.
 template <bool kAll, bool kEarlyExit>
 void launch_votes(const Call& c) {
-  red::check_scratch("12_custom_ops", c.scratch, c.scratch_bytes, votes_scratch_bytes<kAll, kEarlyExit>());
+  red::check_scratch("13_custom_ops", c.scratch, c.scratch_bytes, votes_scratch_bytes<kAll, kEarlyExit>());
   if (c.n == 0) return red::launch_store_identity<std::conditional_t<kAll, AllNonzero, AnyNonzero>>(c.output, c.stream);
   const unsigned max_blocks = votes_max_blocks<kAll, kEarlyExit>();
   const VoteScratch s(c.scratch, max_blocks);
@@ -478,4 +479,4 @@ void launch_votes(const Call& c) {
   CUDA_CHECK_LAUNCH();
 }
 
-}  // namespace ch12
+}  // namespace ch13

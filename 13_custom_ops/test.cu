@@ -1,4 +1,4 @@
-// Chapter 12's tests: every operator over the shared sizes through the kernels it may use, its
+// Chapter 13's tests: every operator over the shared sizes through the kernels it may use, its
 // adversarial inputs against float64, the traps of the naive forms shown to happen, the order of a
 // non-commutative operator, a user's own functors, and determinism.
 #include <algorithm>
@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "12_custom_ops/host_reference.hpp"
-#include "12_custom_ops/user_op.cuh"
+#include "13_custom_ops/host_reference.hpp"
+#include "13_custom_ops/user_op.cuh"
 #include "test_support.hpp"
 
-using namespace ch12;
+using namespace ch13;
 
 namespace {
 
@@ -81,7 +81,7 @@ using MaxMagnitude = FromFunctors<float, float, LargerMagnitude, user_functors::
 
 }  // namespace
 
-TEST_CASE("12_custom_ops: argmin and min/max over the shared sizes, both kernels") {
+TEST_CASE("13_custom_ops: argmin and min/max over the shared sizes, both kernels") {
   for (Kernel k : {Kernel::reordering, Kernel::ordered})
     for (std::size_t n : sizes()) {
       red::test::progress("argmin, minmax n=" + std::to_string(n));
@@ -103,7 +103,7 @@ TEST_CASE("12_custom_ops: argmin and min/max over the shared sizes, both kernels
   }
 }
 
-TEST_CASE("12_custom_ops: products - the plain one leaves float's range, the two fixes do not") {
+TEST_CASE("13_custom_ops: products - the plain one leaves float's range, the two fixes do not") {
   // 300 factors of 1.5: 1.5^300 = 6.7e52, past FLT_MAX. The plain product is inf; both fixes hold it.
   const std::vector<float> big(300, 1.5f);
   const DeviceRun plain = run<Product<float>>(Kernel::reordering, big);
@@ -148,7 +148,7 @@ TEST_CASE("12_custom_ops: products - the plain one leaves float's range, the two
   check_op<LogProduct<float>>(Kernel::ordered, {});  // ln 1 = 0, sign 1
 }
 
-TEST_CASE("12_custom_ops: any and all with votes, early exit or not, and through the generic kernels") {
+TEST_CASE("13_custom_ops: any and all with votes, early exit or not, and through the generic kernels") {
   const auto check = [](const std::vector<std::uint8_t>& x, std::size_t offset, const std::string& what) {
     const BytesReference want = bytes_reference(x.data(), x.size());
     for (Kernel k : {Kernel::votes, Kernel::votes_early_exit, Kernel::reordering, Kernel::ordered}) {
@@ -180,7 +180,7 @@ TEST_CASE("12_custom_ops: any and all with votes, early exit or not, and through
   check({}, 0, "empty (any false, all true)");
 }
 
-TEST_CASE("12_custom_ops: log-sum-exp - the naive form overflows near 100, the online form does not") {
+TEST_CASE("13_custom_ops: log-sum-exp - the naive form overflows near 100, the online form does not") {
   const std::vector<float> near100 = uniform(4096, 95.0f, 105.0f);
   CHECK(std::isinf(result_as<float>(run<NaiveLogSumExp<float>>(Kernel::reordering, near100).result)));
   CHECK_FALSE(check_op<NaiveLogSumExp<float>>(Kernel::reordering, near100, false).passed);
@@ -204,7 +204,7 @@ TEST_CASE("12_custom_ops: log-sum-exp - the naive form overflows near 100, the o
   }
 }
 
-TEST_CASE("12_custom_ops: mean and variance - the naive sums lose a large mean's variance, Welford does not") {
+TEST_CASE("13_custom_ops: mean and variance - the naive sums lose a large mean's variance, Welford does not") {
   // 10^4 + N(0, 1): the variance is 1, kappa about 10^4.
   const std::vector<float> shifted = normal(1 << 20, 1e4f, 1.0f);
   const Verdict naive = check_op<NaiveMeanVariance<float>>(Kernel::reordering, shifted, false);
@@ -234,7 +234,7 @@ TEST_CASE("12_custom_ops: mean and variance - the naive sums lose a large mean's
   }
 }
 
-TEST_CASE("12_custom_ops: affine maps keep their order through the ordered kernel only") {
+TEST_CASE("13_custom_ops: affine maps keep their order through the ordered kernel only") {
   for (std::size_t n : sizes()) {
     red::test::progress("affine n=" + std::to_string(n));
     check_op<ComposeAffine>(Kernel::ordered, affine_steps(n));
@@ -248,7 +248,7 @@ TEST_CASE("12_custom_ops: affine maps keep their order through the ordered kerne
   CHECK_THROWS_AS(launch<ComposeAffine>(Call{}), std::invalid_argument);  // the launcher refuses it
 }
 
-TEST_CASE("12_custom_ops: the ordered kernel composes exact steps in their order, bit for bit") {
+TEST_CASE("13_custom_ops: the ordered kernel composes exact steps in their order, bit for bit") {
   // Around the ordered kernel's step of a warp (256 vectors of 2 steps), a block's, a few million
   // (a region of a few steps a warp) and 2^24 + (about 16 steps a region on the H200).
   for (std::size_t n : {std::size_t{1}, std::size_t{511}, std::size_t{512}, std::size_t{513}, std::size_t{4095},
@@ -273,7 +273,7 @@ TEST_CASE("12_custom_ops: the ordered kernel composes exact steps in their order
   CHECK_MESSAGE(matched < 3, "the reordering kernel kept the order three times");
 }
 
-TEST_CASE("12_custom_ops: a user's functors, with and without a transform") {
+TEST_CASE("13_custom_ops: a user's functors, with and without a transform") {
   for (Kernel k : {Kernel::reordering, Kernel::ordered})
     for (std::size_t n : sizes()) {
       red::test::progress("functors n=" + std::to_string(n));
@@ -285,7 +285,7 @@ TEST_CASE("12_custom_ops: a user's functors, with and without a transform") {
     }
 }
 
-TEST_CASE("12_custom_ops: the ordered kernel is deterministic and its result does not depend on the start") {
+TEST_CASE("13_custom_ops: the ordered kernel is deterministic and its result does not depend on the start") {
   const std::vector<float> x = normal(3'000'017);
   const DeviceRun at0 = run<LogSumExp<float>>(Kernel::ordered, x);
   for (int r = 0; r < 5; ++r) CHECK(run<LogSumExp<float>>(Kernel::ordered, x).result == at0.result);
@@ -318,7 +318,7 @@ RawResult call_on(Kernel k, const std::vector<typename Op::In>& x, const red::De
 }
 }  // namespace
 
-TEST_CASE("12_custom_ops: one scratch serves calls of any n in turn, the vote kernels") {
+TEST_CASE("13_custom_ops: one scratch serves calls of any n in turn, the vote kernels") {
   // A one-block call that finds its answer early, then calls of many blocks whose deciding byte
   // lies past every block's first trip (a trip of the GPU's blocks reads about 35 MB on an H200):
   // a flag left set by the first would stop them all before they reach it.
@@ -346,7 +346,7 @@ TEST_CASE("12_custom_ops: one scratch serves calls of any n in turn, the vote ke
   }
 }
 
-TEST_CASE("12_custom_ops: one scratch serves calls of any n in turn, the generic kernels") {
+TEST_CASE("13_custom_ops: one scratch serves calls of any n in turn, the generic kernels") {
   const std::size_t sizes[] = {32768, std::size_t{1} << 22, 1, 0, 5000, (std::size_t{1} << 22) + 17};
   for (Kernel k : {Kernel::reordering, Kernel::ordered}) {
     red::DeviceBuffer scratch(scratch_for<AnyNonzero>(k, std::size_t{1} << 22));
@@ -377,7 +377,7 @@ TEST_CASE("12_custom_ops: one scratch serves calls of any n in turn, the generic
   }
 }
 
-TEST_CASE("12_custom_ops: a product's bound is gamma_(n-1), and none is left from n = 2^23 + 1") {
+TEST_CASE("13_custom_ops: a product's bound is gamma_(n-1), and none is left from n = 2^23 + 1") {
   CHECK(product_gamma(1) == 0);
   CHECK(product_gamma(2) == doctest::Approx(kUnitRoundoff));
   CHECK(product_gamma((std::size_t{1} << 22) + 1) == doctest::Approx(1.0 / 3));
@@ -402,7 +402,7 @@ TEST_CASE("12_custom_ops: a product's bound is gamma_(n-1), and none is left fro
   CHECK_FALSE(check_op<ScaledProduct<float>>(Kernel::reordering, x, false).bounded);
 }
 
-TEST_CASE("12_custom_ops: the exact-data gates pass for the kernels that keep their promise, and can fail") {
+TEST_CASE("13_custom_ops: the exact-data gates pass for the kernels that keep their promise, and can fail") {
   for (std::size_t n : {std::size_t{1}, std::size_t{2}, std::size_t{100}, std::size_t{1'000'003}, (std::size_t{1} << 24) + 43}) {
     red::test::progress("exact gates n=" + std::to_string(n));
     for (Kernel k : {Kernel::reordering, Kernel::ordered}) {
@@ -431,7 +431,7 @@ TEST_CASE("12_custom_ops: the exact-data gates pass for the kernels that keep th
 
 // ---- above 2^31 elements (ctest's label "large") ----------------------------------------------------
 
-TEST_CASE("large: 12_custom_ops beyond 2^31 elements" * doctest::test_suite("large")) {
+TEST_CASE("large: 13_custom_ops beyond 2^31 elements" * doctest::test_suite("large")) {
   const std::size_t n = (std::size_t{1} << 31) + 7;
   if (red::test::size_above_2_31(sizeof(float)) == 0) {
     MESSAGE("skipped: the device has too little free memory for 2^31 + 7 floats (and a copy)");

@@ -3,7 +3,7 @@
 // with its float64 check. The program, the tests and the benchmark all use this one.
 #pragma once
 
-#include "12_custom_ops/host_reference.hpp"
+#include "13_custom_ops/host_reference.hpp"
 
 namespace user_functors {
 
@@ -16,11 +16,11 @@ struct Zero {
 struct Square {
   __device__ float operator()(float x) const { return x * x; }
 };
-using SumOfSquares = ch12::FromFunctors<float, float, Plus, Zero, Square>;
+using SumOfSquares = ch13::FromFunctors<float, float, Plus, Zero, Square>;
 
 }  // namespace user_functors
 
-namespace ch12 {
+namespace ch13 {
 // Against a compensated float64 sum of the squares, with a sum's bound.
 template <>
 struct Checker<user_functors::SumOfSquares> {
@@ -43,4 +43,4 @@ struct ExactGate<user_functors::SumOfSquares> {
                         "sum of squares of small integers: got " + std::to_string(got) + ", want " + std::to_string(want));
   }
 };
-}  // namespace ch12
+}  // namespace ch13

@@ -100,9 +100,11 @@ int main(int argc, char** argv) {
                             bench::suite::solutions_07_08()})
     for (const auto& r : group) bench::register_chapter(*r.chapter, r.cases);
 
-  // Chapter 11: many reductions at once, B x L = 2^26 as rows, columns and segments.
+  // Chapter 11: many reductions at once, B x L = 2^26 as rows and columns.
   bench::suite::register_batched();
-  // Chapter 12: its operators at 1 GiB, with CUB on the same functors.
+  // Chapter 12: 2^26 elements in segments of uniform and heavy-tailed lengths.
+  bench::suite::register_segmented();
+  // Chapter 13: its operators at 1 GiB, with CUB on the same functors.
   bench::suite::register_custom_ops();
 
   benchmark::Initialize(&argc, argv);

@@ -2,10 +2,13 @@
 // build compiles the chapters' kernels in parallel instead of in one long file.
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "bench.hpp"
 #include "chapter.hpp"
+#include "inputs.hpp"
+#include "runner.hpp"
 
 namespace red::bench::suite {
 
@@ -42,10 +45,20 @@ const Chapter& chapter_10();
 // ordinary way, chapter 06's shuffles instead of cooperative groups, one block up to one tile (07's
 // rule), and grid.sync() in a cooperative launch instead of the ticket
 std::vector<const Chapter*> variants_10();
-// suite_11.cu: chapter 11's batched shapes (rows, columns, segments) with their strategies and
+// suite_11.cu: chapter 11's batched shapes (rows, columns) with their strategies and
 // cub::DeviceSegmentedReduce, registered with register_timed
 void register_batched();
-// suite_12.cu: chapter 12's operators at 1 GiB through its kernels and CUB's TransformReduce with
+// The normal input of n elements of dtype t that chapters 11 and 12's cases share with the cases
+// that follow (one at a time: asking for another frees the last one's device memory).
+struct BatchedInput {
+  HostArray host;
+  DeviceInput device;
+};
+std::shared_ptr<BatchedInput> batched_input(DType t, std::size_t n);
+// suite_12.cu: chapter 12's segments of two length distributions, balanced and naive, and
+// cub::DeviceSegmentedReduce, registered with register_timed
+void register_segmented();
+// suite_13.cu: chapter 13's operators at 1 GiB through its kernels and CUB's TransformReduce with
 // the same functors, registered with register_timed (counters error, error_bound, passed)
 void register_custom_ops();
 // suite_09.cu

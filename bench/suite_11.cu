@@ -1,7 +1,6 @@
-// Chapter 11's shapes: B x L = 2^26 elements as rows and as columns, and segments of two length
-// distributions, each with the lesson's automatic choice, the strategies it chooses between, and
-// cub::DeviceSegmentedReduce on the same input in the same run. Every call is checked against the
-// float64 reference before it is timed.
+// Chapter 11's shapes: B x L = 2^26 elements as rows and as columns, each with the lesson's
+// automatic choice, the strategies it chooses between, and cub::DeviceSegmentedReduce on the same
+// input in the same run. Every call is checked against the float64 reference before it is timed.
 #include <memory>
 #include <optional>
 #include <string>
@@ -19,23 +18,6 @@ namespace {
 
 constexpr std::size_t kElements = std::size_t{1} << 26;
 
-// The input (one per dtype and element count, shared by the cases that follow each other) and a
-// shape's offsets on the device.
-struct Data {
-  HostArray host;
-  DeviceInput device;
-};
-std::shared_ptr<Data> data_for(DType t, std::size_t n) {
-  static std::shared_ptr<Data> last;
-  if (!last || last->host.dtype != t || last->host.n != n) {
-    last.reset();  // the previous input's device memory first
-    HostArray host = generate(t, n, Dist::normal, 0xBA7C + n);
-    DeviceInput device = upload(host);
-    last = std::make_shared<Data>(Data{std::move(host), std::move(device)});
-  }
-  return last;
-}
-
 struct Kernel {
   std::string name;  // benchmark kernel name
   std::string variant_of;
@@ -44,11 +26,11 @@ struct Kernel {
 };
 
 struct Resources {
-  std::shared_ptr<Data> data;
+  std::shared_ptr<BatchedInput> data;
   std::unique_ptr<ch11::Prepared> prepared;
 };
 
-int layout_id(ch11::Layout l) { return l == ch11::Layout::rows ? 1 : l == ch11::Layout::columns ? 2 : 3; }
+int layout_id(ch11::Layout l) { return l == ch11::Layout::rows ? 1 : 2; }  // results/plot.py's LAYOUTS
 int strategy_id(ch11::Strategy s) {
   switch (s) {
     case ch11::Strategy::thread_per_row: return 1;
@@ -59,24 +41,22 @@ int strategy_id(ch11::Strategy s) {
   }
 }
 
-void register_case(Op op, DType t, ch11::Shape shape, std::vector<std::int64_t> offsets, bool heavy, const Kernel& k,
-                   int repetitions = 0) {
+void register_case(Op op, DType t, ch11::Shape shape, const Kernel& k, int repetitions = 0) {
   const std::size_t n = ch11::elements_read(shape);
-  const std::size_t segments = shape.layout == ch11::Layout::segments ? shape.segments : shape.rows;
-  const std::size_t length = shape.layout == ch11::Layout::segments ? (segments ? n / segments : 0) : shape.cols;
-  std::string label = "11_batched/" + k.name + "/" + std::string(name(op)) + "/" + std::string(name(t)) + "/" +
-                      std::to_string(n) + "/" + ch11::name(shape.layout) + "_" + std::to_string(segments) + "x" +
-                      std::to_string(length) + (shape.layout == ch11::Layout::segments ? (heavy ? "_heavy" : "_uniform") : "");
-  const auto shared_offsets = std::make_shared<std::vector<std::int64_t>>(std::move(offsets));
+  // A row's shape is "rows x cols"; a column's the same matrix's (the bench.csv columns segments
+  // and length are the rows and the row length for both).
+  const std::string label = "11_batched/" + k.name + "/" + std::string(name(op)) + "/" + std::string(name(t)) + "/" +
+                            std::to_string(n) + "/" + ch11::name(shape.layout) + "_" + std::to_string(shape.rows) + "x" +
+                            std::to_string(shape.cols);
   register_timed(label, static_cast<double>(n * size_of(t)), [=](cudaStream_t stream) {
     auto r = std::make_shared<Resources>();
-    r->data = data_for(t, std::max(ch11::input_elements(shape), std::size_t{1}));
+    r->data = batched_input(t, std::max(ch11::input_elements(shape), std::size_t{1}));
     const auto cub_call = [t](const ch11::BatchedCall& c, void* temp, std::size_t& bytes) {
       dispatch(Ops<Sum>{}, Types<float, __half, __nv_bfloat16>{}, Op::sum, t, [&](auto tag) {
         CUDA_CHECK(ch11::cub_segmented<typename decltype(tag)::type::In>(temp, bytes, c));
       });
     };
-    r->prepared = ch11::prepare(op, t, r->data->device.data, shape, *shared_offsets, k.strategy, stream,
+    r->prepared = ch11::prepare(op, t, r->data->device.data, shape, k.strategy, stream,
                                 k.cub ? std::optional<std::size_t>(0) : std::nullopt);
     if (k.cub) {  // CUB's own size query, once, and its scratch
       std::size_t bytes = 0;
@@ -98,7 +78,7 @@ void register_case(Op op, DType t, ch11::Shape shape, std::vector<std::int64_t> 
     CUDA_CHECK(cudaStreamSynchronize(stream));
     const std::vector<std::byte> got = r->prepared->results();
     if (!(k.cub && op == Op::max)) {  // CUB's max has its own NaN rule (baselines.cuh)
-      const ch11::BatchCheck check = ch11::check_all(r->data->host, shape, *shared_offsets, op, plan, got);
+      const ch11::BatchCheck check = ch11::check_all(r->data->host, shape, op, plan, got);
       if (check.failed) tc.wrong = check.first_failure;
     }
     tc.elements = static_cast<double>(n);
@@ -106,36 +86,36 @@ void register_case(Op op, DType t, ch11::Shape shape, std::vector<std::int64_t> 
     tc.repetitions = repetitions;
     tc.variant_of = k.variant_of;
     tc.counters["layout_id"] = layout_id(shape.layout);
-    tc.counters["segments"] = static_cast<double>(segments);
-    tc.counters["length"] = static_cast<double>(length);
-    if (shape.layout == ch11::Layout::segments) tc.counters["param_heavy"] = heavy ? 1 : 0;
+    tc.counters["segments"] = static_cast<double>(shape.rows);
+    tc.counters["length"] = static_cast<double>(shape.cols);
     if (!k.cub && shape.layout == ch11::Layout::rows) tc.counters["param_strategy_id"] = strategy_id(plan.strategy);
     tc.keep = r;
     return tc;
   });
 }
 
-ch11::Shape matrix(ch11::Layout layout, std::size_t b, std::size_t l) {
-  ch11::Shape s;
-  s.layout = layout;
-  s.rows = b;
-  s.cols = l;
-  s.stride = l;
-  return s;
-}
-
 }  // namespace
+
+std::shared_ptr<BatchedInput> batched_input(DType t, std::size_t n) {
+  static std::shared_ptr<BatchedInput> last;
+  if (!last || last->host.dtype != t || last->host.n != n) {
+    last.reset();  // the previous input's device memory first
+    HostArray host = generate(t, n, Dist::normal, 0xBA7C + n);
+    DeviceInput device = upload(host);
+    last = std::make_shared<BatchedInput>(BatchedInput{std::move(host), std::move(device)});
+  }
+  return last;
+}
 
 void register_batched() {
   using ch11::Strategy;
   const Kernel rows{"reduce_rows", "", Strategy::automatic}, columns{"reduce_columns", "", Strategy::automatic},
-      segments{"reduce_segments", "", Strategy::automatic}, cub{"cub_segmented_reduce", "", Strategy::automatic, true};
+      cub{"cub_segmented_reduce", "", Strategy::automatic, true};
   const Kernel row_variants[] = {{"reduce_rows_thread_per_row", "reduce_rows", Strategy::thread_per_row},
                                  {"reduce_rows_group_per_row", "reduce_rows", Strategy::group_per_row},
                                  {"reduce_rows_block_per_row", "reduce_rows", Strategy::block_per_row},
                                  {"reduce_rows_blocks_per_row", "reduce_rows", Strategy::blocks_per_row}};
   const Kernel columns_naive{"reduce_columns_naive", "reduce_columns", Strategy::columns_naive};
-  const Kernel segments_naive{"reduce_segments_naive", "reduce_segments", Strategy::segments_naive};
 
   for (DType t : {DType::f32, DType::f16}) {
     std::vector<std::pair<std::size_t, std::size_t>> shapes;  // (B, L)
@@ -144,9 +124,9 @@ void register_batched() {
     for (Op op : {Op::sum, Op::max, Op::argmax}) {
       if (t != DType::f32 && op != Op::sum) continue;
       for (auto [b, l] : shapes) {
-        const ch11::Shape r = matrix(ch11::Layout::rows, b, l), c = matrix(ch11::Layout::columns, b, l);
-        register_case(op, t, r, {}, false, rows);
-        if (op != Op::argmax) register_case(op, t, r, {}, false, cub);
+        const ch11::Shape r = ch11::matrix_shape(ch11::Layout::rows, b, l), c = ch11::matrix_shape(ch11::Layout::columns, b, l);
+        register_case(op, t, r, rows);
+        if (op != Op::argmax) register_case(op, t, r, cub);
         if (t == DType::f32 && op == Op::sum)
           for (const Kernel& v : row_variants) {
             // Each strategy where it can finish in reasonable time: a thread walking a row of
@@ -154,27 +134,13 @@ void register_batched() {
             // they are the wrong choice but not absurd.
             if (v.strategy == Strategy::thread_per_row && l > 1024) continue;
             if (v.strategy == Strategy::blocks_per_row && l < 8192) continue;
-            register_case(op, t, r, {}, false, v);
+            register_case(op, t, r, v);
           }
-        register_case(op, t, c, {}, false, columns);
+        register_case(op, t, c, columns);
         // The naive column mapping has only L threads: from 8192 columns on it is slow, below
         // that it is hopeless (8 threads walking 2^23 rows): measured from 8192 on.
-        if (t == DType::f32 && op == Op::sum && l >= 8192) register_case(op, t, c, {}, false, columns_naive, 5);
+        if (t == DType::f32 && op == Op::sum && l >= 8192) register_case(op, t, c, columns_naive, 5);
       }
-      for (std::size_t mean : {32, 1024})
-        for (bool heavy : {false, true}) {
-          std::vector<std::int64_t> o = ch11::make_offsets(
-              kElements / mean, mean, heavy ? ch11::SegmentDist::heavy : ch11::SegmentDist::uniform, 0x5E6 + mean);
-          ch11::Shape s;
-          s.layout = ch11::Layout::segments;
-          s.segments = o.size() - 1;
-          s.n = static_cast<std::size_t>(o.back());
-          register_case(op, t, s, o, heavy, segments);
-          if (op != Op::argmax) register_case(op, t, s, o, heavy, cub);
-          // The naive mapping: one group per segment, whatever its length. On the heavy tail one
-          // group reads half of the input alone: few timed calls.
-          if (t == DType::f32 && op == Op::sum) register_case(op, t, s, o, heavy, segments_naive, heavy ? 3 : 0);
-        }
     }
   }
 }

@@ -1,4 +1,4 @@
-// Chapter 12's operators over 1 GiB of input (2^28 floats; 2^30 bytes for any/all; 2^27 (a, b)
+// Chapter 13's operators over 1 GiB of input (2^28 floats; 2^30 bytes for any/all; 2^27 (a, b)
 // pairs for the affine maps), each through the lesson's kernel, the order-keeping kernel where the
 // reordering one is the lesson's, and CUB's TransformReduce with the same functors, in the same
 // run. The naive forms run on the data that shows their trap (products of values around one,
@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "12_custom_ops/baselines.cuh"
-#include "12_custom_ops/host_reference.hpp"
-#include "12_custom_ops/user_op.cuh"
+#include "13_custom_ops/baselines.cuh"
+#include "13_custom_ops/host_reference.hpp"
+#include "13_custom_ops/user_op.cuh"
 #include "device_buffer.hpp"
 #include "suite.hpp"
 
@@ -21,7 +21,7 @@ namespace red::bench::suite {
 
 namespace {
 
-using namespace ch12;
+using namespace ch13;
 
 constexpr std::size_t kBytes = std::size_t{1} << 30;  // every input: 1 GiB
 
@@ -67,7 +67,7 @@ void register_op(const std::string& op, const std::string& data, Kernel k, const
   using In = typename Op::In;
   const std::string dtype = std::is_same_v<In, std::uint8_t> ? "u8" : std::is_same_v<In, float2> ? "f32x2" : "f32";
   const std::size_t n = kBytes / sizeof(In);
-  const std::string label = "12_custom_ops/" + kernel_label + "/" + op + "/" + dtype + "/" + std::to_string(n);
+  const std::string label = "13_custom_ops/" + kernel_label + "/" + op + "/" + dtype + "/" + std::to_string(n);
   register_timed(label, static_cast<double>(kBytes), [=](cudaStream_t stream) {
     auto r = std::make_shared<Resources>();
     const auto d = data_named<In>(data);

@@ -47,7 +47,7 @@ using Support = std::vector<OpDType>;
 // Every combination of the given ops and dtypes.
 Support all_of(std::initializer_list<Op> ops, std::initializer_list<DType> dtypes);
 
-// The operators of chapter 12_custom_ops, which only its own program takes (the other programs
+// The operators of chapter 13_custom_ops, which only its own program takes (the other programs
 // refuse them by name, pointing there).
 inline constexpr std::string_view kCustomOpNames[] = {
     "argmin", "minmax", "product", "log_product", "scaled_product", "any", "all", "lse", "lse_naive",

@@ -120,7 +120,7 @@ ParseResult parse_options(const Chapter& ch, const std::vector<std::string>& arg
     if (!dtype) throw UsageError("--dtype: unknown dtype '" + dtype_text + "' (f16 bf16 f32 f64 u8 i32 i64)");
     auto op = parse_op(op_text);
     if (!op && is_custom_op(op_text))
-      throw UsageError("--op " + op_text + ": an operator of chapter 12_custom_ops, which its own program 12_custom_ops "
+      throw UsageError("--op " + op_text + ": an operator of chapter 13_custom_ops, which its own program 13_custom_ops "
                        "takes; " + ch.name + " takes sum max min argmax dot");
     if (!op) throw UsageError("--op: unknown operator '" + op_text + "' (sum max min argmax dot)");
     auto dist = parse_dist(dist_text);

@@ -102,7 +102,7 @@ struct FileError : std::invalid_argument {
 HostArray load_raw(const std::string& path, DType t, std::size_t count = SIZE_MAX);
 // The number of elements a file holds, with the same checks, without reading it.
 std::size_t raw_element_count(const std::string& path, DType t);
-// The same for elements of any size (chapter 12's bytes and pairs).
+// The same for elements of any size (chapter 13's bytes and pairs).
 std::size_t raw_count(const std::string& path, std::size_t element_bytes);
 
 // An output file (--output): check_writable throws FileError, before any work is done, where

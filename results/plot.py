@@ -52,13 +52,13 @@ LAYOUTS = [FLAT, "rows", "columns", "segments"]
 JSON_COUNTERS = ["n", "bytes", "time_us", "time_p10_us", "time_p90_us", "latency_us", "gbps",
                  "pct_peak", "l2_resident"]
 OPTIONAL_COUNTERS = ["b2b_us", "graph_us"]
-# Chapter 12's rows check their result beside the time: the error against float64, its bound, and
+# Chapter 13's rows check their result beside the time: the error against float64, its bound, and
 # whether it passed (0 is a value here, not "not measured"; an error of 1e300 or more stands for a
 # result that is not finite, inf or NaN, where the answer is finite). Empty on every other row.
 CHECK_COUNTERS = ["error", "error_bound", "passed"]
-# Chapter 12's operators (common/dtype.hpp, kCustomOpNames), set against CUB's TransformReduce
-# with the same functors, which chapter 12 runs itself.
-CUSTOM_OPS_CHAPTER = "12_custom_ops"
+# Chapter 13's operators (common/dtype.hpp, kCustomOpNames), set against CUB's TransformReduce
+# with the same functors, which chapter 13 runs itself.
+CUSTOM_OPS_CHAPTER = "13_custom_ops"
 # A batched row's counters besides those: layout_id (an index into LAYOUTS), and its shape.
 BATCHED_COUNTERS = ["segments", "length"]
 # Beside the chapters the benchmark times an empty kernel the same ways, named
@@ -71,11 +71,11 @@ FLOOR_COLUMNS = ["kernel", "time_us", "time_p10_us", "time_p90_us", "latency_us"
 FLOOR_KERNEL = "empty_kernel"
 
 CUB_CHAPTER = "09_cub_comparison"
-# The batched rows' yardstick: CUB's segmented reduction, measured on rows and segments (CUB
-# has no column reduction, so columns are set against their naive mapping instead).
-BATCHED_CHAPTER = "11_batched"
+# The batched rows' yardstick (chapters 11 and 12): CUB's segmented reduction, measured on rows
+# and segments (CUB has no column reduction). Columns and segments are also set against their
+# naive mapping.
 BATCHED_BASELINE = "cub_segmented_reduce"
-NAIVE_MAPPING = {"reduce_columns": "reduce_columns_naive"}
+NAIVE_MAPPING = {"reduce_columns": "reduce_columns_naive", "reduce_segments": "reduce_segments_naive"}
 # The automatic choice of reduce_rows, its counter param_strategy_id, by name.
 ROW_STRATEGIES = {1: "thread_per_row", 2: "group_per_row", 3: "block_per_row", 4: "blocks_per_row"}
 # The launch-cost chart sets the one-launch chapter against the two-launch one and the library.
@@ -122,7 +122,7 @@ def open_input(path):
 
 def baseline_for(op, dtype):
     """The (chapter, kernel) a row is compared with in ratio_to_cub."""
-    if op not in OP_ORDER:  # chapter 12's operators
+    if op not in OP_ORDER:  # chapter 13's operators
         return CUSTOM_OPS_CHAPTER, "cub_transform_reduce"
     if op == "dot":
         # The library answer to an f32 dot product is cuBLAS; for 16-bit inputs with an f32
@@ -296,7 +296,7 @@ def command_csv(bench_json, out_csv):
     # same shape (empty for columns). The baseline's own rows get 1.
     gbps = {flat_key(r): r["gbps"] for r in rows if r["layout"] == FLAT}
     batched_gbps = {batched_key(r): r["gbps"] for r in rows if r["layout"] != FLAT
-                    and (r["chapter"], r["kernel"]) == (BATCHED_CHAPTER, BATCHED_BASELINE)}
+                    and r["kernel"] == BATCHED_BASELINE}
     for r in rows:
         if r["layout"] == FLAT:
             base = gbps.get(baseline_for(r["op"], r["dtype"]) + (r["op"], r["dtype"], r["n"]))
@@ -318,6 +318,21 @@ def command_csv(bench_json, out_csv):
 
 # ---- bench.csv and machine.txt --------------------------------------------------------------
 
+# The chapters' numbers changed when segmented reductions became a chapter of their own; a
+# bench.csv written under the old numbers names custom operators 12_custom_ops and its segments
+# rows 11_batched. Such rows read under today's names, so that tables, charts and `compare` set
+# them beside a newer run's.
+RENAMED_CHAPTERS = {"12_custom_ops": "13_custom_ops"}
+SEGMENTED_CHAPTER = "12_segmented"
+
+
+def chapter_of(chapter, layout):
+    """The chapter a bench.csv row belongs to under today's numbering."""
+    if chapter == "11_batched" and layout == "segments":
+        return SEGMENTED_CHAPTER
+    return RENAMED_CHAPTERS.get(chapter, chapter)
+
+
 def parse_row(raw, where):
     """A bench.csv line -> a row: n an int, l2_resident a bool, ratio_to_cub a float or None,
     params {key: float}."""
@@ -328,6 +343,7 @@ def parse_row(raw, where):
             raise InputError(f"{where}: {column} {raw[column]!r} is not a number") from None
 
     row = {column: raw[column] for column in ("chapter", "kernel", "dtype", "op")}
+    row["chapter"] = chapter_of(row["chapter"], raw.get("layout") or FLAT)
     row.update({column: number(column) for column in ("bytes", "time_us", "gbps", "pct_peak")})
     row.update({column: number(column) if raw.get(column) else None
                 for column in ("time_p10_us", "time_p90_us", "latency_us", "b2b_us", "graph_us")})

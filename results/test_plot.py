@@ -231,7 +231,7 @@ class TestCsv(Results):
     def test_flat_rows_have_one_segment_of_n(self):
         header = read(self.csv).splitlines()[0].split(",")
         self.assertEqual(header[-6:-3], ["layout", "segments", "length"])  # after params
-        self.assertEqual(header[-3:], ["error", "error_bound", "passed"])  # chapter 12's check, last
+        self.assertEqual(header[-3:], ["error", "error_bound", "passed"])  # chapter 13's check, last
         self.assertTrue(all((r["layout"], r["segments"], r["length"]) == ("flat", 1, r["n"])
                             for r in self.rows))
         # A bench.csv from before the shape columns reads the same.
@@ -790,7 +790,7 @@ class TestBatched(Results):
         self.assertGreater(uniform["gbps"], heavy["gbps"])
         # Repetitions of one shape still give one row, the median run.
         entries = json.loads(read(BATCHED_JSON))["benchmarks"]
-        again = next(e for e in entries if e["name"].startswith("11_batched/reduce_segments/sum/f32/"))
+        again = next(e for e in entries if e["name"].startswith("12_segmented/reduce_segments/sum/f32/"))
         write_json(self.path("b.json"), entries + [dict(again, time_us=scale * again["time_us"],
                                                         repetition_index=i)
                                                    for i, scale in ((1, 2.0), (2, 0.5))])
@@ -890,9 +890,10 @@ class TestBatched(Results):
                       + ["—", ratio(columns, naive)], table)
         self.assertIn(shape + ["`reduce_columns_naive`"] + cells(naive, "gbps", "pct_peak") + ["—", "—"],
                       table)
-        heavy = self.batched("reduce_segments", "segments", 2 ** 18, 64, heavy=1)
+        heavy, heavy_naive = (self.batched(k, "segments", 2 ** 18, 64, heavy=1)
+                              for k in ("reduce_segments", "reduce_segments_naive"))
         self.assertIn(["segments", "2^18", "64", "heavy-tailed", "`reduce_segments`"]
-                      + cells(heavy, "gbps", "pct_peak", "ratio_to_cub") + ["—"], table)
+                      + cells(heavy, "gbps", "pct_peak", "ratio_to_cub") + [ratio(heavy, heavy_naive)], table)
         # Layouts in reading order, shapes by length, the lesson before its variants and CUB.
         self.assertEqual([line[0] for line in table[1:]],
                          sorted((line[0] for line in table[1:]), key=plot.LAYOUTS.index))
@@ -963,22 +964,18 @@ class TestBatched(Results):
                                     "(../results/h200/bench.csv) by `scripts/update_readme.py "
                                     "--chapter`"), 3)
         lessons = table_after(text, "**f32 sum**, the lessons")
-        self.assertEqual(lessons[0], ["layout", "B or segments", "L or mean length", "lengths", "kernel",
-                                      "memory", "GB/s", "% of DRAM peak", "× `cub_segmented_reduce`",
-                                      "× naive mapping"])
-        self.assertEqual([line[4] for line in lessons[1:]], ["`reduce_rows`"] * 4 + ["`reduce_columns`"] * 3
-                         + ["`reduce_segments`"] * 4)
+        self.assertEqual(lessons[0], ["layout", "B", "L", "kernel", "memory", "GB/s", "% of DRAM peak",
+                                      "× `cub_segmented_reduce`", "× naive mapping"])
+        self.assertEqual([line[3] for line in lessons[1:]], ["`reduce_rows`"] * 4 + ["`reduce_columns`"] * 3)
         rows = self.batched("reduce_rows", "rows", 2 ** 16, 256)
-        self.assertIn(["rows", "2^16", "256", "", "`reduce_rows`", "DRAM"]
+        self.assertIn(["rows", "2^16", "256", "`reduce_rows`", "DRAM"]
                       + cells(rows, "gbps", "pct_peak", "ratio_to_cub") + ["—"], lessons)
         columns, naive = (self.batched(k, "columns", 2 ** 10, 2 ** 10)
                           for k in ("reduce_columns", "reduce_columns_naive"))
-        self.assertIn(["columns", "2^10", "2^10", "", "`reduce_columns`", "L2-resident"]
+        self.assertIn(["columns", "2^10", "2^10", "`reduce_columns`", "L2-resident"]
                       + cells(columns, "gbps", "pct_peak") + ["—", ratio(columns, naive)], lessons)
-        uniform = self.batched("reduce_segments", "segments", 2 ** 14, 2 ** 10, heavy=0)
-        self.assertIn(["segments", "2^14", "2^10", "uniform", "`reduce_segments`", "DRAM"]
-                      + cells(uniform, "gbps", "pct_peak", "ratio_to_cub") + ["—"], lessons)
-        self.assertEqual(len(table_after(text, "**f16 sum**, the lessons")), 4)
+        self.assertNotIn("segments", "".join(sum(lessons, [])))
+        self.assertEqual(len(table_after(text, "**f16 sum**, the lessons")), 3)
         mappings = table_after(text, "**Rows, f32 sum")
         self.assertEqual(mappings[0], ["B", "L", "memory", "automatic choice", "`reduce_rows` (automatic)",
                                        "`reduce_rows_thread_per_row`", "`reduce_rows_group_per_row`",
@@ -997,6 +994,38 @@ class TestBatched(Results):
                                         for r, c in zip(measured, (cells(r, "gbps")[0] for r in measured))])
             self.assertEqual(sum(cell.startswith("**") for cell in line), 1)
         self.assertEqual(self.update()[0], text)  # running it again changes nothing
+
+    def test_segmented_chapter_readme(self):
+        self.assertEqual(run(PLOT, "charts", self.results).returncode, 0)
+        text, _ = self.update("12_segmented")
+        self.assertIn("Many reductions in one call: a result per segment", text)
+        self.assertEqual([line for line in text.splitlines() if line.startswith("**")], [
+            "**f32 sum**, the lessons: each layout at every shape measured",
+            "**f16 sum**, the lessons: each layout at every shape measured"])
+        lessons = table_after(text, "**f32 sum**, the lessons")
+        self.assertEqual(lessons[0], ["layout", "segments", "mean length", "lengths", "kernel", "memory",
+                                      "GB/s", "% of DRAM peak", "× `cub_segmented_reduce`",
+                                      "× naive mapping"])
+        self.assertEqual([line[4] for line in lessons[1:]], ["`reduce_segments`"] * 4)
+        uniform, naive = (self.batched(k, "segments", 2 ** 14, 2 ** 10, heavy=0)
+                          for k in ("reduce_segments", "reduce_segments_naive"))
+        self.assertIn(["segments", "2^14", "2^10", "uniform", "`reduce_segments`", "DRAM"]
+                      + cells(uniform, "gbps", "pct_peak", "ratio_to_cub") + [ratio(uniform, naive)], lessons)
+        self.assertEqual(len(table_after(text, "**f16 sum**, the lessons")), 2)
+
+    def test_rows_of_the_old_numbering_read_under_the_new(self):
+        # A bench.csv from before segments had a chapter of their own names its segments rows
+        # chapter 11's and its custom operators chapter 12's; they read under today's names.
+        rows = plot.read_csv(self.csv)
+        with open(self.csv, newline="", encoding="utf-8") as f:
+            lines = list(csv.reader(f))
+        self.assertIn("12_segmented", {line[0] for line in lines[1:]})
+        with open(self.csv, "w", newline="", encoding="utf-8") as f:
+            csv.writer(f).writerows([lines[0]] + [["11_batched" if line[0] == "12_segmented" else line[0]]
+                                                  + line[1:] for line in lines[1:]])
+        self.assertEqual(plot.read_csv(self.csv), rows)
+        self.assertEqual(plot.chapter_of("12_custom_ops", "flat"), "13_custom_ops")
+        self.assertEqual(plot.chapter_of("11_batched", "rows"), "11_batched")
 
     def test_chapter_readme_without_the_chart_or_the_rows(self):
         text, done = self.update()
@@ -1017,8 +1046,8 @@ class TestBatched(Results):
 
 
 def custom_entry(kernel, op, dtype, n, gbps, error=None, bound=None, passed=None, variant_of="", **params):
-    """A chapter 12 row as common/bench.cpp writes one: the flat counters, and the check's."""
-    e = {"name": f"12_custom_ops/{kernel}/{op}/{dtype}/{n}/iterations:1/manual_time", "run_type": "iteration",
+    """A chapter 13 row as common/bench.cpp writes one: the flat counters, and the check's."""
+    e = {"name": f"13_custom_ops/{kernel}/{op}/{dtype}/{n}/iterations:1/manual_time", "run_type": "iteration",
          "n": float(n), "bytes": float(2 ** 30), "time_us": 2 ** 30 / gbps / 1e3, "gbps": gbps,
          "pct_peak": gbps / 48.0, "l2_resident": 0.0, "latency_us": 300.0, "reps": 20.0}
     e.update(time_p10_us=e["time_us"] * 0.98, time_p90_us=e["time_us"] * 1.02)
@@ -1031,7 +1060,7 @@ def custom_entry(kernel, op, dtype, n, gbps, error=None, bound=None, passed=None
 
 
 class TestCustomOps(Results):
-    """Chapter 12's rows: flat, with the check's counters (error, error_bound, passed) beside the
+    """Chapter 13's rows: flat, with the check's counters (error, error_bound, passed) beside the
     time, set against chapter 07's f32 sum of the same bytes and CUB's TransformReduce."""
 
     def setUp(self):
@@ -1050,7 +1079,7 @@ class TestCustomOps(Results):
         super().setUp()
 
     def custom(self, kernel, op, **params):
-        return next(r for r in self.rows if (r["chapter"], r["kernel"], r["op"]) == ("12_custom_ops", kernel, op)
+        return next(r for r in self.rows if (r["chapter"], r["kernel"], r["op"]) == ("13_custom_ops", kernel, op)
                     and all(r["params"].get(k) == v for k, v in params.items()))
 
     def test_check_columns_and_ratio_to_cub(self):
@@ -1060,18 +1089,18 @@ class TestCustomOps(Results):
         self.assertIsNone(self.custom("cub_transform_reduce", "lse")["error"])
         self.assertAlmostEqual(self.custom("reduce", "any", true_at=2)["ratio_to_cub"], 4100.0 / 3300.0)
         # Every other row leaves the check's columns empty.
-        self.assertTrue(all(r["error"] is None for r in self.rows if r["chapter"] != "12_custom_ops"))
-        # The tables and charts of every op and dtype take chapter 12's rows too.
+        self.assertTrue(all(r["error"] is None for r in self.rows if r["chapter"] != "13_custom_ops"))
+        # The tables and charts of every op and dtype take chapter 13's rows too.
         for command in ("tables", "charts"):
             done = run(PLOT, command, self.results)
             self.assertEqual(done.returncode, 0, done.stderr)
         self.assertIn("lse", read(os.path.join(self.results, "tables.md")))
 
     def test_chapter_readme(self):
-        write(self.path("12_custom_ops", "README.md"), MARKED)
-        done = run(UPDATE_README, "--chapter", self.path("12_custom_ops"), self.results)
+        write(self.path("13_custom_ops", "README.md"), MARKED)
+        done = run(UPDATE_README, "--chapter", self.path("13_custom_ops"), self.results)
         self.assertEqual(done.returncode, 0, done.stderr)
-        text = read(self.path("12_custom_ops", "README.md"))
+        text = read(self.path("13_custom_ops", "README.md"))
         two_pass = self.row("reduce_two_pass", 2 ** 28)
         lse = table_after(text, "**lse** (f32, 1 GiB)")
         self.assertEqual(lse[0], ["kernel", "data", "GB/s", "% of DRAM peak", "× 07_two_pass f32 sum",
@@ -1098,10 +1127,10 @@ class TestCustomOps(Results):
         summary = table_after(read(self.path("README.md")), "Any associative operator")
         self.assertEqual(summary[0], ["Chapter", "Kernel", "operator", "GB/s", "× 07_two_pass f32 sum",
                                       "× `cub_transform_reduce`", "error vs. float64", "check"])
-        self.assertEqual([line[:3] for line in summary[1:]], [["12_custom_ops", "`reduce`", "lse"],
-                                                              ["12_custom_ops", "`reduce`", "lse_naive"],
-                                                              ["12_custom_ops", "`reduce`", "product"],
-                                                              ["12_custom_ops", "`reduce`", "any"]])
+        self.assertEqual([line[:3] for line in summary[1:]], [["13_custom_ops", "`reduce`", "lse"],
+                                                              ["13_custom_ops", "`reduce`", "lse_naive"],
+                                                              ["13_custom_ops", "`reduce`", "product"],
+                                                              ["13_custom_ops", "`reduce`", "any"]])
         self.assertEqual(summary[3][-1], "**fails**")  # the product's trap, not its in-range row
 
 

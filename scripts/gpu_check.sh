@@ -115,24 +115,31 @@ fi
 # Chapter 11's program takes shapes, not n: its mappings at small shapes (a thread, a group, a block
 # and split blocks per row; unaligned rows; tiled columns in one chunk and in several, with element
 # and 16-byte loads (8 rows a trip for 4-byte elements and accumulators, else 4, and 8 for fewer
-# than 128 rows), and naive columns; segments
-# balanced over one and hundreds of warps, and the naive mapping), each run checking every result.
-# Its job lines carry the program's arguments after "args". The program's input always starts on a
-# 16-byte boundary; the mappings' other loads (the balanced kernel's into registers, element by
-# element at the edges) run through the test binary's case of inputs off one.
+# than 128 rows), and naive columns), each run checking every result. Its job lines carry the
+# program's arguments after "args". The program's input always starts on a 16-byte boundary; the
+# mappings' other loads run through the test binary's case of inputs off one.
 batched="$BUILD_DIR/11_batched/11_batched"
 batched_test="$BUILD_DIR/11_batched/11_batched_test"
 if [[ -x "$batched_test" && ( -z "${SANITIZE_ONLY:-}" || " $SANITIZE_ONLY " == *" 11_"* ) ]]; then
-  # ... and one scratch serving calls of every shape in turn (split rows, chunked columns, segments)
+  # ... and one scratch serving calls of every shape in turn (split rows, chunked columns)
   for tool in memcheck racecheck synccheck initcheck; do
     echo "$tool $batched_test test-case *off?a?16-byte?boundary* 0" >>"$jobs_file"
     echo "$tool $batched_test test-case *one?scratch* 0" >>"$jobs_file"
   done
 fi
-# Chapters 10 and 12: calls of different n in turn on one scratch (the counters and the vote's
-# stop flag left zero by every call, a grid of one block included).
-custom_test="$BUILD_DIR/12_custom_ops/12_custom_ops_test"
-if [[ -x "$custom_test" && ( -z "${SANITIZE_ONLY:-}" || " $SANITIZE_ONLY " == *" 12_"* ) ]]; then
+# Chapter 12's segments: the balanced kernel's loads into registers and element by element (inputs
+# off a 16-byte boundary), and calls of other sizes in turn on one scratch.
+segmented_test="$BUILD_DIR/12_segmented/12_segmented_test"
+if [[ -x "$segmented_test" && ( -z "${SANITIZE_ONLY:-}" || " $SANITIZE_ONLY " == *" 12_"* ) ]]; then
+  for tool in memcheck racecheck synccheck initcheck; do
+    echo "$tool $segmented_test test-case *off?a?16-byte?boundary* 0" >>"$jobs_file"
+    echo "$tool $segmented_test test-case *one?scratch* 0" >>"$jobs_file"
+  done
+fi
+# Chapter 13: calls of different n in turn on one scratch (the counters and the vote's stop flag
+# left zero by every call, a grid of one block included).
+custom_test="$BUILD_DIR/13_custom_ops/13_custom_ops_test"
+if [[ -x "$custom_test" && ( -z "${SANITIZE_ONLY:-}" || " $SANITIZE_ONLY " == *" 13_"* ) ]]; then
   for tool in memcheck racecheck synccheck initcheck; do
     echo "$tool $custom_test test-case *one?scratch* 0" >>"$jobs_file"
   done
@@ -146,11 +153,7 @@ if [[ -x "$batched" && ( -z "${SANITIZE_ONLY:-}" || " $SANITIZE_ONLY " == *" 11_
   for shape in "--rows 1025 --cols 8" "--rows 33 --cols 33" "--rows 3 --cols 70000" "--rows 77 --cols 13 --stride 18" \
     "--rows 33 --cols 1000 --strategy block_per_row" "--rows 1025 --cols 33 --axis 0" \
     "--rows 33 --cols 1025 --stride 1030 --axis 0" "--rows 4000 --cols 64 --axis 0" "--rows 100 --cols 64 --axis 0" \
-    "--rows 300 --cols 40 --axis 0 --strategy columns_naive" \
-    "--segment-dist uniform --segment-count 1000 --segment-mean 32" \
-    "--segment-dist heavy --segment-count 1000 --segment-mean 64" \
-    "--segment-dist heavy --segment-count 3000 --segment-mean 256" \
-    "--segment-dist uniform --segment-count 1000 --segment-mean 32 --strategy segments_naive"; do
+    "--rows 300 --cols 40 --axis 0 --strategy columns_naive"; do
     for pair in sum/f32 max/f16 argmax/bf16 sum/bf16 argmax/f32; do
       for tool in memcheck racecheck synccheck initcheck; do
         echo "$tool $batched args $shape --op ${pair%/*} --dtype ${pair#*/} --repeat 1" >>"$jobs_file"
@@ -158,11 +161,25 @@ if [[ -x "$batched" && ( -z "${SANITIZE_ONLY:-}" || " $SANITIZE_ONLY " == *" 11_
     done
   done
 fi
-# Chapter 12: every operator through the kernels it may take (the automatic one, and the ordered
+# Chapter 12's program: segments balanced over one and hundreds of warps, and the naive mapping.
+segmented="$BUILD_DIR/12_segmented/12_segmented"
+if [[ -x "$segmented" && ( -z "${SANITIZE_ONLY:-}" || " $SANITIZE_ONLY " == *" 12_"* ) ]]; then
+  for shape in "--segment-dist uniform --segment-count 1000 --segment-mean 32" \
+    "--segment-dist heavy --segment-count 1000 --segment-mean 64" \
+    "--segment-dist heavy --segment-count 3000 --segment-mean 256" \
+    "--segment-dist uniform --segment-count 1000 --segment-mean 32 --strategy naive"; do
+    for pair in sum/f32 max/f16 argmax/bf16 sum/bf16 argmax/f32; do
+      for tool in memcheck racecheck synccheck initcheck; do
+        echo "$tool $segmented args $shape --op ${pair%/*} --dtype ${pair#*/} --repeat 1" >>"$jobs_file"
+      done
+    done
+  done
+fi
+# Chapter 13: every operator through the kernels it may take (the automatic one, and the ordered
 # kernel; any/all also the vote kernel with its early exit and the generic kernels), at sizes
 # below one block's tile, across many blocks, and just past a whole trip, each run checked.
-custom="$BUILD_DIR/12_custom_ops/12_custom_ops"
-if [[ -x "$custom" && ( -z "${SANITIZE_ONLY:-}" || " $SANITIZE_ONLY " == *" 12_"* ) ]]; then
+custom="$BUILD_DIR/13_custom_ops/13_custom_ops"
+if [[ -x "$custom" && ( -z "${SANITIZE_ONLY:-}" || " $SANITIZE_ONLY " == *" 13_"* ) ]]; then
   for op in argmin minmax product log_product scaled_product lse lse_naive mean_variance mean_variance_naive \
     sum_of_squares affine any all; do
     kernels="automatic ordered"

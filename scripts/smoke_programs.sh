@@ -59,21 +59,15 @@ for bin in "$BUILD_DIR"/[0-9][0-9]_*/[0-9][0-9]_*; do
     expect 0 "$bin" --input "$tmp/inf.bin" --json
   fi
 done
-# Chapter 11: rows, columns and segments (generated and from a file), then its refusals.
+# Chapter 11: rows and columns, then its refusals.
 bin="$BUILD_DIR/11_batched/11_batched"
 if [[ -x "$bin" ]]; then
-  python3 -c "import struct; open('$tmp/offsets.bin','wb').write(struct.pack('<5q', 0, 0, 300, 301, 1000))"
-  python3 -c "import struct; open('$tmp/decreasing.bin','wb').write(struct.pack('<3q', 0, 500, 400))"
   expect 0 "$bin" --rows 8388608 --cols 8 --json
   expect 0 "$bin" --rows 64 --cols 1048576 --axis 0 --json
   expect 0 "$bin" --rows 1000 --cols 100 --stride 128 --op argmax --dtype bf16 --json
-  expect 0 "$bin" --segment-dist heavy --segment-count 2097152 --segment-mean 32 --json
-  expect 0 "$bin" --segments "$tmp/offsets.bin" --input "$tmp/ramp.bin" --op max --json
   expect 2 "$bin" --rows 10 --cols 100 --stride 50
   expect 2 "$bin" --rows 4294967296 --cols 4294967296
   expect 2 "$bin" --op min
-  expect 2 "$bin" --segments "$tmp/decreasing.bin"
-  expect 2 "$bin" --segments "$tmp/odd.bin"
   expect 2 "$bin" --rows 1000 --cols 1000 --input "$tmp/ramp.bin"
   expect 2 "$bin" --strategy columns_naive --rows 10 --cols 10
   expect 2 "$bin" --strategy bogus
@@ -83,15 +77,39 @@ if [[ -x "$bin" ]]; then
   expect 2 "$bin" --rows 10 --cols 10 --output /nonexistent-folder/out.bin
   expect 0 "$bin" --rows 10 --cols 0 --strategy block_per_row --json
   expect 0 "$bin" --rows 10 --cols 0 --strategy blocks_per_row --json
-  expect 0 "$bin" --segments "$tmp/offsets.bin" --input "$tmp/nan.bin" --op max --json
   expect 0 "$bin" --rows 10 --cols 100 --input "$tmp/inf.bin" --output "$tmp/rows.bin" --json
   python3 -c "import struct,sys; v=struct.unpack('<10f', open('$tmp/rows.bin','rb').read()); sys.exit(0 if v[0]==float('inf') and v[1]==100.0 else 1)" ||
     { echo "11_batched --output: the file does not hold the row sums"; surprises=$((surprises + 1)); }
 fi
-# Chapter 12: every operator at 2^28 (bytes and pairs alike), the traps (a plain product, log-sum-exp
+# Chapter 12: segments generated (uniform and heavy-tailed, both mappings) and from a file, then
+# its refusals.
+bin="$BUILD_DIR/12_segmented/12_segmented"
+if [[ -x "$bin" ]]; then
+  python3 -c "import struct; open('$tmp/offsets.bin','wb').write(struct.pack('<5q', 0, 0, 300, 301, 1000))"
+  python3 -c "import struct; open('$tmp/decreasing.bin','wb').write(struct.pack('<3q', 0, 500, 400))"
+  expect 0 "$bin" --json
+  expect 0 "$bin" --segment-dist heavy --segment-count 2097152 --segment-mean 32 --json
+  expect 0 "$bin" --segment-dist heavy --segment-mean 256 --strategy naive --dtype f16 --json
+  expect 0 "$bin" --segments "$tmp/offsets.bin" --input "$tmp/ramp.bin" --op max --json
+  expect 0 "$bin" --segments "$tmp/offsets.bin" --input "$tmp/nan.bin" --op max --json
+  expect 0 "$bin" --segments "$tmp/offsets.bin" --input "$tmp/inf.bin" --output "$tmp/segments.bin" --json
+  python3 -c "import struct,sys; v=struct.unpack('<4f', open('$tmp/segments.bin','rb').read()); sys.exit(0 if v[0]==0.0 and v[1]==float('inf') else 1)" ||
+    { echo "12_segmented --output: the file does not hold the segment sums"; surprises=$((surprises + 1)); }
+  expect 2 "$bin" --segments "$tmp/decreasing.bin"
+  expect 2 "$bin" --segments "$tmp/odd.bin"
+  expect 2 "$bin" --segments /nonexistent
+  expect 2 "$bin" --segments "$tmp/offsets.bin" --segment-dist heavy
+  expect 2 "$bin" --strategy segments_naive
+  expect 2 "$bin" --op min
+  expect 2 "$bin" --dtype f64
+  expect 2 "$bin" --segment-count 0
+  expect 2 "$bin" --input "$tmp/odd.bin"
+  expect 2 "$bin" --output /nonexistent-folder/out.bin
+fi
+# Chapter 13: every operator at 2^28 (bytes and pairs alike), the traps (a plain product, log-sum-exp
 # and mean/variance that fail their check where the fixes pass; a reordered affine composition),
 # the early exit, a raw input, and the refusals.
-bin="$BUILD_DIR/12_custom_ops/12_custom_ops"
+bin="$BUILD_DIR/13_custom_ops/13_custom_ops"
 if [[ -x "$bin" ]]; then
   for op in argmin minmax log_product scaled_product lse mean_variance sum_of_squares any all affine; do
     expect 0 "$bin" --op "$op" --n 268435456 --json
@@ -111,7 +129,7 @@ if [[ -x "$bin" ]]; then
   expect 0 "$bin" --op product --dist near_one --n 16777259 --json  # no bound left: the exact gate judges
   expect 0 "$bin" --op minmax --input "$tmp/nan.bin" --output "$tmp/minmax.bin" --json
   python3 -c "import struct,math,sys; lo,hi=struct.unpack('<2f', open('$tmp/minmax.bin','rb').read()); sys.exit(0 if math.isnan(lo) and math.isnan(hi) else 1)" ||
-    { echo "12_custom_ops --output: the file does not hold the NaN range"; surprises=$((surprises + 1)); }
+    { echo "13_custom_ops --output: the file does not hold the NaN range"; surprises=$((surprises + 1)); }
   expect 2 "$bin" --op lse --kernel votes
   expect 2 "$bin" --op lse --input "$tmp/odd.bin"
   expect 2 "$bin" --op lse --input /nonexistent

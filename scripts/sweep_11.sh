@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
-# Chapter 11's mappings side by side on one GPU, finer than the benchmark's shapes: f32 sum over
-# B x L = 2^26 elements, every row strategy at L = 8 to 2^20 (B = 2^26 / L), the tiled and naive
-# column mappings, and segments of mean length 8 to 4096 with uniform and heavy-tailed lengths,
-# balanced and naive. Each line is one run of the chapter program, which checks every result before
-# it times; the table gives GB/s, and "-" where a mapping was left out as hopeless (a thread per row
+# Chapters 11's and 12's mappings side by side on one GPU, finer than the benchmark's shapes: f32
+# sum over B x L = 2^26 elements, every row strategy at L = 8 to 2^20 (B = 2^26 / L), the tiled and
+# naive column mappings (11_batched), and segments of mean length 8 to 4096 with uniform and
+# heavy-tailed lengths, balanced and naive (12_segmented). Each line is one run of a chapter
+# program, which checks every result before it times; the table gives GB/s, and "-" where a mapping was left out as hopeless (a thread per row
 # of more than 4096 elements, the naive columns below 1024 columns, the naive heavy tail below a
-# mean of 256) or failed. It is where the launcher's thresholds (reduce.cuh, plan) come from.
+# mean of 256) or failed. It is where 11's launcher's thresholds (11_batched/reduce.cuh, plan) come
+# from.
 #
 #   scripts/sweep_11.sh [BUILD_DIR] > sweep.md      (default build-sm90)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 program="${1:-build-sm90}/11_batched/11_batched"
-[[ -x "$program" ]] || { echo "sweep_11: no $program (build first)" >&2; exit 2; }
+segmented="${1:-build-sm90}/12_segmented/12_segmented"
+[[ -x "$program" && -x "$segmented" ]] || { echo "sweep_11: no $program or $segmented (build first)" >&2; exit 2; }
 total=$((1 << 26))
 "$program" --rows 1 --cols 1 >/dev/null 2>&1
 [[ $? -eq 3 ]] && { echo "sweep_11: no usable CUDA GPU" >&2; exit 3; }
@@ -59,14 +61,15 @@ done
 echo
 echo "## Segments"
 echo
-echo "| mean length | segments | lengths | balanced | its blocks | naive |"
-echo "|---:|---:|---|---:|---|---:|"
+echo "| mean length | segments | lengths | balanced | naive |"
+echo "|---:|---:|---|---:|---:|"
+program=$segmented
 for mean in 8 32 128 256 1024 4096; do
   count=$((total / mean))
   for dist in uniform heavy; do
     shape=(--segment-dist "$dist" --segment-count "$count" --segment-mean "$mean")
     naive="-"
-    [[ $dist == uniform || $mean -ge 256 ]] && naive=$(gbps "${shape[@]}" --strategy segments_naive)
-    echo "| $mean | $count | $dist | $(gbps "${shape[@]}") | $(choice "${shape[@]}") | $naive |"
+    [[ $dist == uniform || $mean -ge 256 ]] && naive=$(gbps "${shape[@]}" --strategy naive)
+    echo "| $mean | $count | $dist | $(gbps "${shape[@]}") | $naive |"
   done
 done

@@ -16,10 +16,10 @@ where the lead kernel was also timed in a loop of calls (b2b_us), a launch-cost 
 small-n table's place: one call, a loop and a CUDA graph against CUB, and above the empty
 kernel's floor (floor.csv, where the run has one).
 09_cub_comparison gets every chapter's lead kernel against the library at every size.
-11_batched, many reductions at once (the batched rows of bench.csv; every other table reads the
-flat rows only), gets its lessons at every shape for f32 and f16 sums against CUB's segmented
-reduction or the naive mapping, the row mappings measured against the automatic choice, and the
-chart of them.
+11_batched and 12_segmented, many reductions at once (the batched rows of bench.csv; every other
+table reads the flat rows only), get their lessons at every shape for f32 and f16 sums against
+CUB's segmented reduction and the naive mapping, 11 the row mappings measured against the
+automatic choice, and the chart of them.
 
 What each kernel is, bench.csv says: a chapter's lessons are its kernels with no variant_of that
 are not a library's, in plot.kernel_key order; the last is the chapter's lead kernel (08's
@@ -155,7 +155,7 @@ def top_section(readme, rows, batched, machine, results_dir):
         lines += summary + [""]
     custom = custom_ops_summary(rows)
     if custom:
-        lines += ["Any associative operator: each of chapter 12's operators over 1 GiB through its "
+        lines += ["Any associative operator: each of chapter 13's operators over 1 GiB through its "
                   f"lesson kernel, against chapter 07's f32 sum of the same bytes and CUB's "
                   "TransformReduce with the same functors in the same run, and its error against "
                   "float64 (a naive form's error is its trap; its check fails where the bound, "
@@ -363,7 +363,7 @@ def chapter_tables(rows, chapter, lead, previous, floor):
     return [(title, table) for title, table in tables + later if table]
 
 
-# ---- Chapter 11: many reductions at once. `batched`: plot.batched_rows's. ---------------------
+# ---- Chapters 11 and 12: many reductions at once. `batched`: plot.batched_rows's. -------------
 
 BATCHED_SECTIONS = [("sum", "f32"), ("sum", "f16")]
 
@@ -373,14 +373,19 @@ def batched_lessons_table(batched, chapter, op, dtype):
     % of peak, and the layout's yardstick, CUB's segmented reduction (rows, segments) or the
     naive mapping (columns)."""
     part = plot.select([r for r in batched if r["chapter"] == chapter], op, dtype)
-    header = ["layout", "B or segments", "L or mean length", "lengths", "kernel", "memory", "GB/s",
-              "% of DRAM peak", f"× `{plot.BATCHED_BASELINE}`", "× naive mapping"]
-    body = [[r["layout"], plot.count_label(r["segments"]), plot.count_label(r["length"]),
-             plot.distribution(r), f"`{r['kernel']}`", memory_label(r), fmt("gbps", r["gbps"]),
-             fmt("pct_peak", r["pct_peak"]), fmt("ratio_to_cub", r["ratio_to_cub"]),
-             fmt("ratio_to_cub", plot.naive_ratio(r, part))]
-            for r in part if not r["variant_of"] and not plot.is_baseline(r["kernel"])]
-    return plot.markdown_table(header, body, text_columns=6) if body else []
+    lessons = [r for r in part if not r["variant_of"] and not plot.is_baseline(r["kernel"])]
+    segmented = any(r["layout"] == "segments" for r in lessons)
+    # Segments have a count, a mean length and a distribution of lengths; a matrix B rows of L.
+    shape = ["segments", "mean length", "lengths"] if segmented else ["B", "L"]
+    header = ["layout"] + shape + ["kernel", "memory", "GB/s", "% of DRAM peak",
+                                   f"× `{plot.BATCHED_BASELINE}`", "× naive mapping"]
+    body = [[r["layout"], plot.count_label(r["segments"]), plot.count_label(r["length"])]
+            + ([plot.distribution(r)] if segmented else [])
+            + [f"`{r['kernel']}`", memory_label(r), fmt("gbps", r["gbps"]),
+               fmt("pct_peak", r["pct_peak"]), fmt("ratio_to_cub", r["ratio_to_cub"]),
+               fmt("ratio_to_cub", plot.naive_ratio(r, part))]
+            for r in lessons]
+    return plot.markdown_table(header, body, text_columns=len(shape) + 3) if body else []
 
 
 def row_mappings_table(batched, chapter):
@@ -427,30 +432,36 @@ def batched_chapter(chapter, batched, machine):
     if not tables:
         raise plot.InputError(f"bench.csv has no f32 or f16 sum rows of chapter {chapter}'s "
                               f"lessons")
-    naive = "; ".join(f"`{k}`'s GB/s divided by `{v}`'s" for k, v in plot.NAIVE_MAPPING.items())
-    intro = (f"Measured on **{machine.gpu}**. Many reductions in one call: the rows or the "
-             f"columns of a [B, L] matrix, or B segments of varying length, L their mean (lengths "
-             f"uniform or heavy-tailed). GB/s: the input read once (segments: the elements and the "
-             f"int64 offsets), in 10^9 bytes/s; % of DRAM "
+    kernels = {r["kernel"] for r in batched if r["chapter"] == chapter}
+    naive = "; ".join(f"`{k}`'s GB/s divided by `{v}`'s" for k, v in plot.NAIVE_MAPPING.items()
+                      if k in kernels)
+    segmented = any(r["layout"] == "segments" for r in batched if r["chapter"] == chapter)
+    calls = ("a result per segment, segments of varying length (lengths uniform or "
+             "heavy-tailed). GB/s: the elements and the int64 offsets read once"
+             if segmented else
+             "the rows or the columns of a [B, L] matrix. GB/s: the input read once")
+    intro = (f"Measured on **{machine.gpu}**. Many reductions in one call: {calls} "
+             f"(and the results written), in 10^9 bytes/s; % of DRAM "
              f"peak: of the theoretical DRAM bandwidth ({machine.dram_gbps:.0f} GB/s); both the "
              f"steady state, the median call among calls queued back to back. L2-resident rows "
              f"(input no larger than L2, {machine.l2_label}) are measured hot and measure L2, not "
              f"DRAM; larger inputs are measured cold. `× {plot.BATCHED_BASELINE}`: GB/s divided by "
-             f"CUB's segmented reduction's at the same shape (CUB has no column reduction); "
-             f"× naive mapping: {naive} at the same shape (> 1: this chapter is faster).")
+             f"CUB's segmented reduction's at the same shape"
+             + ("" if segmented else " (CUB has no column reduction)")
+             + f"; × naive mapping: {naive} at the same shape (> 1: the lesson is faster).")
     return intro, tables
 
 
-# ---- Chapter 12: any associative operator (flat rows with a check beside the time). ----------
+# ---- Chapter 13: any associative operator (flat rows with a check beside the time). ----------
 
-# Every chapter 12 operator reads 1 GiB; chapter 07's f32 sum of the same bytes is the yardstick.
+# Every chapter 13 operator reads 1 GiB; chapter 07's f32 sum of the same bytes is the yardstick.
 CUSTOM_OPS_BYTES = 2 ** 30
 CUSTOM_OPS_REFERENCE_CHAPTER = "07_two_pass"
 TRUE_AT = {0: "deciding byte first", 1: "deciding byte at the middle", 2: "no deciding byte"}
 
 
 def data_cell(row):
-    """What a chapter 12 row's data set shows: where any/all's deciding byte is, or a product that
+    """What a chapter 13 row's data set shows: where any/all's deciding byte is, or a product that
     stays in float's range."""
     if "true_at" in row["params"]:
         return TRUE_AT.get(row["params"]["true_at"], "")
@@ -505,7 +516,7 @@ def custom_ops_table(part, reference):
 
 
 def custom_ops_chapter(chapter, rows, machine):
-    """The intro and the (title, table) pairs of chapter 12: one table per operator."""
+    """The intro and the (title, table) pairs of chapter 13: one table per operator."""
     by_op = custom_ops_rows(rows, chapter)
     if not by_op:
         raise plot.InputError(f"bench.csv has no rows of chapter {chapter}")
@@ -527,7 +538,7 @@ def custom_ops_chapter(chapter, rows, machine):
 
 
 def custom_ops_summary(rows):
-    """Chapter 12 in the top README: each operator's lesson kernel, one line each."""
+    """Chapter 13 in the top README: each operator's lesson kernel, one line each."""
     reference = custom_ops_reference(rows)
     body = []
     for chapter in sorted({r["chapter"] for r in rows if r["error"] is not None}):

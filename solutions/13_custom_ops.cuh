@@ -1,8 +1,8 @@
-// Chapter 12's exercise answered in code: the maximum prefix sum as an operator of functors
-// (solutions/12_custom_ops.md), associative and not commutative, run by the order-keeping kernel.
+// Chapter 13's exercise answered in code: the maximum prefix sum as an operator of functors
+// (solutions/13_custom_ops.md), associative and not commutative, run by the order-keeping kernel.
 #pragma once
 
-#include "12_custom_ops/reduce.cuh"
+#include "13_custom_ops/reduce.cuh"
 
 namespace sol12 {
 
@@ -18,6 +18,6 @@ struct EmptySegment {
 struct OneElement {
   __device__ PrefixSummary operator()(float x) const { return {x, fmaxf(0.0f, x)}; }
 };
-using MaxPrefixSum = ch12::FromFunctors<float, PrefixSummary, Concatenate, EmptySegment, OneElement, false>;
+using MaxPrefixSum = ch13::FromFunctors<float, PrefixSummary, Concatenate, EmptySegment, OneElement, false>;
 
 }  // namespace sol12

@@ -1,12 +1,12 @@
-// Chapter 12's exercise: the maximum prefix sum (solutions/12_custom_ops.cuh) through the
+// Chapter 13's exercise: the maximum prefix sum (solutions/13_custom_ops.cuh) through the
 // order-keeping kernel, against a sequential float64 scan; the reordering launcher refuses it, and
 // forced through chapter 10's kernel anyway it answers wrong.
 #include <cmath>
 #include <random>
 #include <vector>
 
-#include "12_custom_ops/host_reference.hpp"
-#include "solutions/12_custom_ops.cuh"
+#include "13_custom_ops/host_reference.hpp"
+#include "solutions/13_custom_ops.cuh"
 #include "test_support.hpp"
 
 namespace {
@@ -33,11 +33,11 @@ std::vector<float> walk(std::size_t n, float drift) {
   return x;
 }
 
-sol12::PrefixSummary run(ch12::Kernel k, const std::vector<float>& x) {
-  const ch12::DeviceRun r = ch12::run_on_device<sol12::MaxPrefixSum>(k, x.data(), x.size());
+sol12::PrefixSummary run(ch13::Kernel k, const std::vector<float>& x) {
+  const ch13::DeviceRun r = ch13::run_on_device<sol12::MaxPrefixSum>(k, x.data(), x.size());
   CHECK(r.same_twice);
   CHECK(r.counters_zero);
-  return ch12::result_as<sol12::PrefixSummary>(r.result);
+  return ch13::result_as<sol12::PrefixSummary>(r.result);
 }
 
 }  // namespace
@@ -48,20 +48,20 @@ TEST_CASE("solution 12: the maximum prefix sum keeps its order through the order
     for (float drift : {0.01f, -0.01f}) {
       const std::vector<float> x = walk(n, drift);
       const Want want = scan(x);
-      const sol12::PrefixSummary got = run(ch12::Kernel::ordered, x);
+      const sol12::PrefixSummary got = run(ch13::Kernel::ordered, x);
       // Every prefix sum is a sum: within a sum's bound of its exact value, so the largest too.
-      const double bound = (ch12::depth<sol12::MaxPrefixSum>(ch12::Kernel::ordered, n) + 2) * ch12::kEps * want.abs_sum;
+      const double bound = (ch13::depth<sol12::MaxPrefixSum>(ch13::Kernel::ordered, n) + 2) * ch13::kEps * want.abs_sum;
       CHECK_MESSAGE(std::fabs(got.s - want.s) <= bound, "sum, n = ", n);
       CHECK_MESSAGE(std::fabs(got.m - want.m) <= bound, "largest prefix sum, n = ", n, ": ", got.m, " against ", want.m);
     }
   }
-  const sol12::PrefixSummary empty = run(ch12::Kernel::ordered, {});
+  const sol12::PrefixSummary empty = run(ch13::Kernel::ordered, {});
   CHECK(empty.s == 0.0f);
   CHECK(empty.m == 0.0f);
 }
 
 TEST_CASE("solution 12: chapter 10's kernel is refused, and wrong when forced") {
-  CHECK_THROWS_AS(ch12::launch<sol12::MaxPrefixSum>(ch12::Call{}), std::invalid_argument);
+  CHECK_THROWS_AS(ch13::launch<sol12::MaxPrefixSum>(ch13::Call{}), std::invalid_argument);
   // Up for the first half, down for the second: the largest prefix sum is at the middle. A thread
   // of chapter 10's kernel holds pieces from both halves, each summary right for its own elements;
   // combined as if adjacent, the halves cancel inside every thread's summary before the next
@@ -69,8 +69,8 @@ TEST_CASE("solution 12: chapter 10's kernel is refused, and wrong when forced") 
   std::vector<float> x = walk(std::size_t{1} << 22, 0.01f);
   for (std::size_t i = x.size() / 2; i < x.size(); ++i) x[i] -= 0.02f;
   const Want want = scan(x);
-  const sol12::PrefixSummary got = run(ch12::Kernel::reordering, x);
-  const double bound = (ch12::depth<sol12::MaxPrefixSum>(ch12::Kernel::reordering, x.size()) + 2) * ch12::kEps * want.abs_sum;
+  const sol12::PrefixSummary got = run(ch13::Kernel::reordering, x);
+  const double bound = (ch13::depth<sol12::MaxPrefixSum>(ch13::Kernel::reordering, x.size()) + 2) * ch13::kEps * want.abs_sum;
   CHECK(std::fabs(got.s - want.s) <= bound);  // the sum commutes: right
   CHECK_MESSAGE(std::fabs(got.m - want.m) > bound, "the reordered maximum happened to be right: ", got.m);
 }

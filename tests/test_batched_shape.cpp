@@ -1,11 +1,13 @@
-// Chapter 11's shape checks (11_batched/batched.hpp), on the host: every count a call derives from
-// a shape fits in 64 bits, at the edges where 32- and 64-bit arithmetic would wrap.
+// Chapters 11's and 12's shape checks (11_batched/batched.hpp, 12_segmented/segmented.hpp), on the
+// host: every count a call derives from a shape fits in 64 bits, at the edges where 32- and 64-bit
+// arithmetic would wrap.
 #include <doctest/doctest.h>
 
 #include <cstdint>
 #include <string>
 
 #include "11_batched/batched.hpp"
+#include "12_segmented/segmented.hpp"
 
 using ch11::Layout;
 using ch11::Shape;
@@ -14,7 +16,6 @@ namespace {
 Shape matrix(std::size_t rows, std::size_t cols, std::size_t stride = 0, Layout layout = Layout::rows) {
   return ch11::matrix_shape(layout, rows, cols, stride);
 }
-Shape segments(std::size_t count, std::size_t n) { return ch11::segment_shape(count, n); }
 bool refused(const Shape& s, const std::string& why) { return ch11::why_invalid(s).find(why) != std::string::npos; }
 constexpr std::size_t k2(int e) { return std::size_t{1} << e; }
 }  // namespace
@@ -44,27 +45,30 @@ TEST_CASE("11_batched shapes: products and extents that wrap 64 bits are refused
   CHECK(ch11::input_elements(matrix(5, 0)) == 0);
 }
 
-TEST_CASE("11_batched shapes: segments") {
-  CHECK(ch11::why_invalid(segments(0, 0)).empty());
-  CHECK(ch11::why_invalid(segments(0xfffffffeu, k2(60))).empty());
-  CHECK(refused(segments(0xffffffffu, 10), "2^32"));
-  CHECK(refused(segments(10, k2(60) + 1), "2^60"));
-  CHECK(refused(segments(10, k2(62)), "2^60"));
-  // The bytes a call counts stay below 2^64 at the largest shape allowed.
-  CHECK(ch11::counted_bytes(segments(0xfffffffeu, k2(60)), 4) == 4 * k2(60) + 8 * std::size_t{0xffffffffu} + 4 * std::size_t{0xfffffffeu});
+TEST_CASE("12_segmented sizes and offsets") {
+  const auto segments_refused = [](std::size_t count, std::size_t n, const std::string& why) {
+    return ch12::why_invalid(count, n).find(why) != std::string::npos;
+  };
+  CHECK(ch12::why_invalid(0, 0).empty());
+  CHECK(ch12::why_invalid(0xfffffffeu, k2(60)).empty());
+  CHECK(segments_refused(0xffffffffu, 10, "2^32"));
+  CHECK(segments_refused(10, k2(60) + 1, "2^60"));
+  CHECK(segments_refused(10, k2(62), "2^60"));
+  // The bytes a call counts stay below 2^64 at the largest sizes allowed.
+  CHECK(ch12::counted_bytes(k2(60), 0xfffffffeu, 4) == 4 * k2(60) + 8 * std::size_t{0xffffffffu} + 4 * std::size_t{0xfffffffeu});
   const std::int64_t huge[] = {0, 0x7fffffff, 0x7fffffff + std::int64_t{0x80000000}};
-  CHECK(ch11::check_offsets(huge, 2, k2(33)).find("more than 2^31 - 1") != std::string::npos);
+  CHECK(ch12::check_offsets(huge, 2, k2(33)).find("more than 2^31 - 1") != std::string::npos);
   const std::int64_t negative[] = {-1, 5};
-  CHECK(ch11::check_offsets(negative, 1, 10).find("outside") != std::string::npos);
+  CHECK(ch12::check_offsets(negative, 1, 10).find("outside") != std::string::npos);
 }
 
 TEST_CASE("11_batched shapes: a strategy reduces its own layout only") {
   using ch11::Strategy;
-  CHECK(ch11::reduces(Strategy::automatic, Layout::segments));
+  CHECK(ch11::reduces(Strategy::automatic, Layout::rows));
+  CHECK(ch11::reduces(Strategy::automatic, Layout::columns));
   CHECK(ch11::reduces(Strategy::block_per_row, Layout::rows));
   CHECK_FALSE(ch11::reduces(Strategy::block_per_row, Layout::columns));
   CHECK_FALSE(ch11::reduces(Strategy::columns_naive, Layout::rows));
   CHECK(ch11::reduces(Strategy::columns_tiled, Layout::columns));
-  CHECK(ch11::reduces(Strategy::segments_naive, Layout::segments));
-  CHECK_FALSE(ch11::reduces(Strategy::segments_balanced, Layout::rows));
+  CHECK_FALSE(ch11::reduces(Strategy::columns_tiled, Layout::rows));
 }

@@ -93,8 +93,8 @@ TEST_CASE("bad numbers are refused") {
 TEST_CASE("unknown names and unsupported pairs are refused") {
   refused({"--dtype", "f8"}, "unknown dtype 'f8'");
   refused({"--op", "prod"}, "unknown operator 'prod'");
-  for (std::string_view custom : red::kCustomOpNames)  // chapter 12's: refused by name, pointing there
-    refused({"--op", std::string(custom)}, "an operator of chapter 12_custom_ops, which its own program 12_custom_ops takes");
+  for (std::string_view custom : red::kCustomOpNames)  // chapter 13's: refused by name, pointing there
+    refused({"--op", std::string(custom)}, "an operator of chapter 13_custom_ops, which its own program 13_custom_ops takes");
   refused({"--dist", "cauchy"}, "unknown distribution 'cauchy'");
   refused({"--op", "argmax"}, "does not support op argmax on dtype f32; it supports: sum/f32, max/f32");
   refused({"--dtype", "f64"}, "does not support op sum on dtype f64");

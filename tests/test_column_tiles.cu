@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include "11_batched/reduce.cuh"
+#include "12_segmented/segmented.hpp"
 
 TEST_CASE("11_batched: column_tiles takes strips of 32 loads, or down to 8 where too few, one wave of chunks") {
   struct Case {
@@ -40,7 +41,7 @@ TEST_CASE("11_batched: column_tiles takes strips of 32 loads, or down to 8 where
   }
 }
 
-TEST_CASE("11_batched: counted_bytes counts the input read once (a segmented call's offsets too) and the results") {
+TEST_CASE("11_batched and 12_segmented: counted_bytes counts the input read once (the offsets too) and the results") {
   ch11::Shape rows;
   rows.layout = ch11::Layout::rows;
   rows.rows = 1000;
@@ -50,11 +51,6 @@ TEST_CASE("11_batched: counted_bytes counts the input read once (a segmented cal
   ch11::Shape columns = rows;
   columns.layout = ch11::Layout::columns;
   CHECK(ch11::counted_bytes(columns, 2) == 1000 * 8 * 2 + 8 * 4);
-  ch11::Shape segments;
-  segments.layout = ch11::Layout::segments;
-  segments.n = 5000;
-  segments.segments = 100;  // 101 int64 offsets
-  CHECK(ch11::counted_bytes(segments, 4) == 5000 * 4 + 101 * 8 + 100 * 4);
-  segments.segments = 0;  // one offset, still read
-  CHECK(ch11::counted_bytes(segments, 2) == 5000 * 2 + 8);
+  CHECK(ch12::counted_bytes(5000, 100, 4) == 5000 * 4 + 101 * 8 + 100 * 4);  // 101 int64 offsets
+  CHECK(ch12::counted_bytes(5000, 0, 2) == 5000 * 2 + 8);                    // one offset, still read
 }

@@ -1,4 +1,4 @@
-// Chapter 12's host side (12_custom_ops/host_data.hpp): its generated inputs and float64
+// Chapter 13's host side (13_custom_ops/host_data.hpp): its generated inputs and float64
 // references, on inputs with known answers and across the chunks the work is split into; neither
 // may depend on the number of threads.
 #include <doctest/doctest.h>
@@ -10,9 +10,9 @@
 #include <stdexcept>
 #include <vector>
 
-#include "12_custom_ops/host_data.hpp"
+#include "13_custom_ops/host_data.hpp"
 
-using namespace ch12;
+using namespace ch13;
 
 namespace {
 const float kNaN = std::numeric_limits<float>::quiet_NaN();
@@ -20,7 +20,7 @@ const float kInf = std::numeric_limits<float>::infinity();
 constexpr std::size_t kChunk = std::size_t{1} << 20;  // host_data.cpp's
 }  // namespace
 
-TEST_CASE("chapter 12 inputs: the same values on one thread and on all, by the rules of each data set") {
+TEST_CASE("chapter 13 inputs: the same values on one thread and on all, by the rules of each data set") {
   const std::size_t n = 3 * kChunk + 5;
   const int threads = omp_get_max_threads();
   const std::vector<float> many = generate_floats("around_one", n, 7);
@@ -55,7 +55,7 @@ TEST_CASE("chapter 12 inputs: the same values on one thread and on all, by the r
   CHECK(generate_bytes(true, "end", 11)[10] == 0);
 }
 
-TEST_CASE("chapter 12 references on inputs with known answers") {
+TEST_CASE("chapter 13 references on inputs with known answers") {
   const std::vector<float> x = {3, 1, 2, 1};
   CHECK(argmin_reference(x.data(), 4).index == 1);  // the first smallest
   CHECK(argmin_reference(x.data(), 0).index == -1);
@@ -99,7 +99,7 @@ TEST_CASE("chapter 12 references on inputs with known answers") {
   CHECK(a.abs_b == 4);  // |1| x |3| + |-1|
 }
 
-TEST_CASE("chapter 12 references across chunks: the first NaN or minimum of the whole input, sums merged in order") {
+TEST_CASE("chapter 13 references across chunks: the first NaN or minimum of the whole input, sums merged in order") {
   const std::size_t n = 2 * kChunk + 3;
   std::vector<float> x(n, 1.0f);
   x[kChunk + 5] = 0.25f;  // the smallest, in the second chunk
@@ -126,7 +126,7 @@ TEST_CASE("chapter 12 references across chunks: the first NaN or minimum of the 
   CHECK(m_many.variance == doctest::Approx(1.0).epsilon(0.01));
 }
 
-TEST_CASE("chapter 12 exact data: every partial product or sum is exact, the answers known") {
+TEST_CASE("chapter 13 exact data: every partial product or sum is exact, the answers known") {
   for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{100}, std::size_t{1'000'003}}) {
     double product = 0;
     const std::vector<float> f = generate_exact_factors(n, 11, product);
@@ -149,7 +149,7 @@ TEST_CASE("chapter 12 exact data: every partial product or sum is exact, the ans
   for (const float2 s : steps) CHECK((std::fabs(s.x) == 1.0f && (s.y == -1.0f || s.y == 0.0f || s.y == 1.0f)));
 }
 
-TEST_CASE("chapter 12's product trap: float products of factors near one round down, most of all near 1") {
+TEST_CASE("chapter 13's product trap: float products of factors near one round down, most of all near 1") {
   // The reordering kernel's shape on the host: 4096 lanes, each a running float product of every
   // 4096th factor, then the lanes in turn; factors 1 + N(0, 10^-4), as the benchmark's near_one.
   const std::size_t n = std::size_t{1} << 22, lanes = 4096;

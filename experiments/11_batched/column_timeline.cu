@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "11_batched/reduce.cuh"
-#include "11_batched/timeline_experiment.hpp"
+#include "experiments/11_batched/timeline_experiment.hpp"
 #include "command_line.hpp"
 #include "device_buffer.hpp"
 #include "device_info.hpp"

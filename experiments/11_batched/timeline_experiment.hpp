@@ -1,6 +1,7 @@
-// What chapter 11's two timeline experiments (segment_timeline.cu, column_timeline.cu) share: calls
-// of a kernel with its timer stamps compiled in, each timed cold between events as
-// common/timing.hpp times a call, and every figure taken as its median over the stamped calls.
+// What the timeline experiments (experiments/11_batched/column_timeline.cu and
+// experiments/12_segmented/segment_timeline.cu) share: calls of a kernel with its timer stamps
+// compiled in, each timed cold between events as common/timing.hpp times a call, and every
+// figure taken as its median over the stamped calls.
 #pragma once
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// What chapter 11's segment experiments (segment_tuning.cu, segment_timeline.cu) share: the
+// What chapter 12's segment experiments (segment_tuning.cu, segment_timeline.cu) share: the
 // benchmark's four segment shapes (sums, 2^26 / mean segments of mean length 32 and 1024,
 // lengths uniform or heavy-tailed), each one's input built on the device, and the header of a
 // table with a column a shape.
@@ -9,11 +9,11 @@
 #include <iterator>
 #include <vector>
 
-#include "11_batched/host_reference.hpp"
+#include "12_segmented/host_reference.hpp"
 #include "device_buffer.hpp"
 #include "runner.hpp"
 
-namespace ch11 {
+namespace ch12 {
 
 struct ExperimentShape {
   const char* name;
@@ -44,20 +44,13 @@ struct SegmentInput {
         out(segments * 4) {
     offsets_device.upload(offsets.data(), offsets.size() * sizeof(std::int64_t));
   }
-  // The shape a plan is made for (its offsets on the device).
-  Shape shape() const {
-    Shape s;
-    s.layout = Layout::segments;
-    s.n = n;
-    s.segments = segments;
-    s.offsets = static_cast<const std::int64_t*>(offsets_device.get());
-    return s;
-  }
   // A sum over this shape on `stream`, with `scratch` (at least the plan's scratch_bytes).
-  BatchedCall call(const red::DeviceBuffer& scratch, cudaStream_t stream) const {
-    BatchedCall c;
+  SegmentedCall call(const red::DeviceBuffer& scratch, cudaStream_t stream) const {
+    SegmentedCall c;
     c.input = in.data;
-    c.shape = shape();
+    c.n = n;
+    c.segments = segments;
+    c.offsets = static_cast<const std::int64_t*>(offsets_device.get());
     c.output = out.get();
     c.scratch = scratch.get();
     c.scratch_bytes = scratch.bytes();
@@ -66,7 +59,7 @@ struct SegmentInput {
   }
   // The bytes a call's GB/s counts (counted_bytes): the elements and the offsets read once plus
   // the results written.
-  double bytes() const { return static_cast<double>(counted_bytes(shape(), red::size_of(host.dtype))); }
+  double bytes() const { return static_cast<double>(counted_bytes(n, segments, red::size_of(host.dtype))); }
 };
 
 // "| <first> | uniform, mean 32 | ... |" and its rule, "|<rule>---:|...|".
@@ -78,4 +71,4 @@ inline void print_shape_header(const char* first, const char* rule) {
   std::printf("\n");
 }
 
-}  // namespace ch11
+}  // namespace ch12

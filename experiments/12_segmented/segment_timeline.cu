@@ -1,5 +1,5 @@
-// 11_batched_segment_timeline: where the balanced segments kernel's time goes. The lesson's kernels
-// with the timer stamps of ch11::SegmentTimeline compiled in (Policy::kTimeline): lane 0 of every
+// 12_segmented_segment_timeline: where the balanced segments kernel's time goes. The lesson's kernels
+// with the timer stamps of ch12::SegmentTimeline compiled in (Policy::kTimeline): lane 0 of every
 // warp reads the GPU's global timer when it begins, when the cost search has found its range, when
 // its first segment is found, after its first and its last window, and the finishing warp of each
 // range when it sees the records and when it has written its segment.
@@ -12,7 +12,7 @@
 // nothing that the kernels compute). It prints one Markdown table, a column a shape;
 // results/h200/experiments/segment_timeline.md holds the H200's output.
 //
-//   11_batched_segment_timeline
+//   12_segmented_segment_timeline
 //
 // Exit codes: 0 done, 1 a stamped call's results differ from an unstamped one's, 2 bad arguments,
 // 3 no GPU, 4 a CUDA error.
@@ -22,8 +22,8 @@
 #include <string>
 #include <vector>
 
-#include "11_batched/segment_experiment.hpp"
-#include "11_batched/timeline_experiment.hpp"
+#include "experiments/12_segmented/segment_experiment.hpp"
+#include "experiments/11_batched/timeline_experiment.hpp"
 #include "command_line.hpp"
 #include "device_info.hpp"
 #include "runner.hpp"
@@ -32,16 +32,16 @@
 namespace {
 
 using Op = red::Sum<float>;
-struct Stamped : ch11::SegmentTuning {
+struct Stamped : ch12::SegmentTuning {
   static constexpr bool kTimeline = true;
 };
-using Point = ch11::SegmentTimeline::Point;
+using Point = ch12::SegmentTimeline::Point;
 constexpr int kCalls = 5;
 
 using ch11::quantile;
 
 // One stamped call's figures, in the order of kRows.
-std::vector<double> figures(const std::vector<ch11::SegmentTimeline>& t, double call_us, double gbps) {
+std::vector<double> figures(const std::vector<ch12::SegmentTimeline>& t, double call_us, double gbps) {
   unsigned long long start = ~0ull;
   for (const auto& r : t)
     if (r.at[Point::entry]) start = std::min(start, r.at[Point::entry]);
@@ -64,16 +64,16 @@ std::vector<double> figures(const std::vector<ch11::SegmentTimeline>& t, double 
       const double loop_ns = static_cast<double>(x.at[Point::last_window] - x.at[Point::first_window]);
       per_window.push_back(loop_ns / 1e3 / (x.windows - 1));
     }
-    const std::size_t block = r / ch11::kWarpsPerBlock;
+    const std::size_t block = r / ch12::kWarpsPerBlock;
     auto& blocks = sms[x.sm % sms.size()].blocks;
     if (blocks.empty() || blocks.back() != block) blocks.push_back(block);
   }
   // A block's warps' mean end; an SM's mean over its warps; blocks by their rank on their SM.
-  std::vector<double> block_mean(t.size() / ch11::kWarpsPerBlock + 1, 0.0), block_warps(block_mean.size(), 0.0);
+  std::vector<double> block_mean(t.size() / ch12::kWarpsPerBlock + 1, 0.0), block_warps(block_mean.size(), 0.0);
   for (std::size_t r = 0; r < t.size(); ++r)
     if (t[r].at[Point::last_window]) {
-      block_mean[r / ch11::kWarpsPerBlock] += us(t[r].at[Point::last_window]);
-      block_warps[r / ch11::kWarpsPerBlock] += 1;
+      block_mean[r / ch12::kWarpsPerBlock] += us(t[r].at[Point::last_window]);
+      block_warps[r / ch12::kWarpsPerBlock] += 1;
     }
   std::vector<double> sm_mean, rank_sum(4, 0.0), rank_count(4, 0.0);
   for (const Sm& sm : sms) {
@@ -129,29 +129,29 @@ int run() {
   red::Stream stream;
   std::vector<std::vector<double>> columns;
   bool same = true;
-  for (const ch11::ExperimentShape& shape : ch11::kExperimentShapes) {
-    const ch11::SegmentInput input(shape);
-    ch11::Plan p;
+  for (const ch12::ExperimentShape& shape : ch12::kExperimentShapes) {
+    const ch12::SegmentInput input(shape);
+    ch12::Plan p;
     p.vector = true;
-    ch11::plan_balanced<Op, float, Stamped>(p, input.shape());
+    ch12::plan_balanced<Op, float, Stamped>(p, input.n, input.segments);
     const red::DeviceBuffer scratch(p.scratch_bytes);
-    const ch11::BatchedCall c = input.call(scratch, stream.get());
-    const std::size_t ranges = std::size_t{p.split} * ch11::kWarpsPerBlock;
-    red::DeviceBuffer stamps(ranges * sizeof(ch11::SegmentTimeline));
+    const ch12::SegmentedCall c = input.call(scratch, stream.get());
+    const std::size_t ranges = std::size_t{p.blocks} * ch12::kWarpsPerBlock;
+    red::DeviceBuffer stamps(ranges * sizeof(ch12::SegmentTimeline));
     ch11::StampedCalls calls;
     calls.stamp = [&](bool on) {
-      ch11::SegmentTimeline* where = on ? static_cast<ch11::SegmentTimeline*>(stamps.get()) : nullptr;
-      CUDA_CHECK(cudaMemcpyToSymbol(ch11::segment_timeline, &where, sizeof where));
+      ch12::SegmentTimeline* where = on ? static_cast<ch12::SegmentTimeline*>(stamps.get()) : nullptr;
+      CUDA_CHECK(cudaMemcpyToSymbol(ch12::segment_timeline, &where, sizeof where));
       CUDA_CHECK(cudaMemsetAsync(stamps.get(), 0, stamps.bytes(), stream.get()));
     };
-    calls.call = [&] { ch11::launch_balanced<Op, float, Stamped>(c, p); };
+    calls.call = [&] { ch12::launch_balanced<Op, float, Stamped>(c, p); };
     calls.results = [&] {
       std::vector<unsigned char> got(input.segments * 4);
       input.out.download(got.data(), got.size());
       return got;
     };
     calls.figures = [&](double us) {
-      std::vector<ch11::SegmentTimeline> host_stamps(ranges);
+      std::vector<ch12::SegmentTimeline> host_stamps(ranges);
       stamps.download(host_stamps.data(), stamps.bytes());
       return figures(host_stamps, us, input.bytes() / us / 1e3);
     };
@@ -166,9 +166,9 @@ int run() {
   std::printf(
       "# Where the balanced segments kernel's time goes: f32 sum, microseconds from the first warp's start\n\n");
   std::printf("Device: %s. Each figure is the median over %d calls, each cold (the L2 scrubbed before it), of that "
-              "call's figure; the warps' timer stamps (ch11::SegmentTimeline) are read by lane 0 of each warp.\n\n",
+              "call's figure; the warps' timer stamps (ch12::SegmentTimeline) are read by lane 0 of each warp.\n\n",
               dev.name.c_str(), kCalls);
-  ch11::print_shape_header("", "---|");
+  ch12::print_shape_header("", "---|");
   ch11::print_figure_rows(kRows, std::size(kRows), columns,
                           [](std::size_t row) { return row == kPerWindowRow ? " %.3f |" : " %.1f |"; });
   return same ? 0 : 1;
@@ -178,7 +178,7 @@ int run() {
 
 int main(int argc, char** argv) {
   return red::experiment_without_options(
-      argc, argv, "11_batched_segment_timeline",
+      argc, argv, "12_segmented_segment_timeline",
       "Where the balanced segments kernel's time goes: the warps' timer stamps on the benchmark's four\n"
       "segment shapes (f32 sum); it takes no options.",
       "results/h200/experiments/segment_timeline.md", [] { return run(); });

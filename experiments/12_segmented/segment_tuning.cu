@@ -1,4 +1,4 @@
-// 11_batched_segment_tuning: the balanced segments kernel's choices (ch11::SegmentTuning), each
+// 12_segmented_segment_tuning: the balanced segments kernel's choices (ch12::SegmentTuning), each
 // changed alone (with the register cap, blocks an SM, that the change needs; a second array or 32
 // elements a lane only with the loads into registers, which says so), timed side by side in one
 // process on the benchmark's four segment shapes.
@@ -6,7 +6,7 @@
 // The shapes are the benchmark's (f32 sum, 2^26 / mean segments of mean length 32 and 1024,
 // lengths uniform or heavy-tailed); a second table times the choices that depend on the element's
 // size on f16 sums of the same shapes. Every variant runs through the lesson's own plan and launch
-// (plan_balanced and launch_balanced in reduce.cuh: ranges for one wave of blocks at the variant's
+// (plan_balanced and launch_balanced in 12_segmented/reduce.cuh: ranges for one wave of blocks at the variant's
 // occupancy, or for the waves it asks for) and is
 // timed as the benchmark times a call (common/timing.hpp, the steady state, cold). Each changes
 // the order of additions, so its results must agree with the lesson's within a rounding bound.
@@ -14,7 +14,7 @@
 // counted_bytes), the lesson's first.
 // results/h200/experiments/segment_tuning.md holds the H200's output.
 //
-//   11_batched_segment_tuning
+//   12_segmented_segment_tuning
 //
 // Exit codes: 0 done, 1 a variant's results disagree with the lesson's, 2 bad arguments, 3 no GPU, 4 a CUDA
 // error.
@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-#include "11_batched/segment_experiment.hpp"
+#include "experiments/12_segmented/segment_experiment.hpp"
 #include "command_line.hpp"
 #include "device_info.hpp"
 #include "harness.hpp"
@@ -38,10 +38,10 @@ namespace {
 
 // The lesson's policy with one choice changed.
 template <unsigned kItemsV, bool kDoubleBufferV, unsigned kMinBlocksV, bool kStreamingLoadsV = true,
-          unsigned kWavesV = ch11::SegmentTuning::kWaves, bool kEarlyFinishV = ch11::SegmentTuning::kEarlyFinish,
-          unsigned kSegmentCostV = ch11::SegmentTuning::kSegmentCost, bool kStagedLoadsV = ch11::SegmentTuning::kStagedLoads,
-          bool kEarlyProbeV = ch11::SegmentTuning::kEarlyProbe, bool kPreloadBeforeV = ch11::SegmentTuning::kPreloadBefore,
-          bool kSharedBoundsV = ch11::SegmentTuning::kSharedBounds, bool kGuessProbeV = ch11::SegmentTuning::kGuessProbe>
+          unsigned kWavesV = ch12::SegmentTuning::kWaves, bool kEarlyFinishV = ch12::SegmentTuning::kEarlyFinish,
+          unsigned kSegmentCostV = ch12::SegmentTuning::kSegmentCost, bool kStagedLoadsV = ch12::SegmentTuning::kStagedLoads,
+          bool kEarlyProbeV = ch12::SegmentTuning::kEarlyProbe, bool kPreloadBeforeV = ch12::SegmentTuning::kPreloadBefore,
+          bool kSharedBoundsV = ch12::SegmentTuning::kSharedBounds, bool kGuessProbeV = ch12::SegmentTuning::kGuessProbe>
 struct Changed {
   static constexpr unsigned kItems = kItemsV;
   static constexpr bool kDoubleBuffer = kDoubleBufferV;
@@ -57,11 +57,11 @@ struct Changed {
   static constexpr bool kSharedBounds = kSharedBoundsV;
   static constexpr bool kGuessProbe = kGuessProbeV;
 };
-using Lesson = ch11::SegmentTuning;
+using Lesson = ch12::SegmentTuning;
 
 struct Variant {
   std::string name;
-  std::function<void(const ch11::BatchedCall&)> call;
+  std::function<void(const ch12::SegmentedCall&)> call;
   unsigned registers = 0, blocks_per_sm = 0;
 };
 
@@ -70,16 +70,16 @@ struct Variant {
 template <class Policy, class T = float>
 Variant variant(const std::string& name) {
   using Op = red::Sum<T>;
-  const auto kernel = ch11::segments_balanced<Op, T, true, Policy>;
+  const auto kernel = ch12::segments_balanced<Op, T, true, Policy>;
   cudaFuncAttributes attributes{};
   CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
-  Variant v{name, nullptr, static_cast<unsigned>(attributes.numRegs), ch11::blocks_per_sm<ch11::kBlock>(kernel)};
-  v.call = [](const ch11::BatchedCall& c) {
-    ch11::Plan p;
+  Variant v{name, nullptr, static_cast<unsigned>(attributes.numRegs), ch11::blocks_per_sm<ch12::kBlock>(kernel)};
+  v.call = [](const ch12::SegmentedCall& c) {
+    ch12::Plan p;
     p.vector = true;
-    ch11::plan_balanced<Op, T, Policy>(p, c.shape);
+    ch12::plan_balanced<Op, T, Policy>(p, c.n, c.segments);
     if (c.scratch_bytes < p.scratch_bytes) throw std::runtime_error("scratch too small for " + std::to_string(p.scratch_bytes));
-    ch11::launch_balanced<Op, T, Policy>(c, p);
+    ch12::launch_balanced<Op, T, Policy>(c, p);
     CUDA_CHECK(cudaGetLastError());
   };
   return v;
@@ -88,16 +88,16 @@ Variant variant(const std::string& name) {
 // The variants on the four shapes, as a table of GB/s (dtype: their element type's); whether every
 // variant's results agree with the first's (the lesson's).
 bool table(const std::vector<Variant>& variants, red::DType dtype, const red::L2Scrubber& scrubber, red::Stream& stream) {
-  ch11::print_shape_header("variant | registers | blocks an SM", "---|---:|---:|");
+  ch12::print_shape_header("variant | registers | blocks an SM", "---|---:|---:|");
   std::vector<std::vector<double>> gbps(variants.size());
   bool agree = true;
-  for (const ch11::ExperimentShape& shape : ch11::kExperimentShapes) {
-    const ch11::SegmentInput input(shape, dtype);
+  for (const ch12::ExperimentShape& shape : ch12::kExperimentShapes) {
+    const ch12::SegmentInput input(shape, dtype);
     const std::vector<std::int64_t>& offsets = input.offsets;
     const std::size_t segments = input.segments;
     const red::HostArray& host = input.host;
     const red::DeviceBuffer scratch(std::size_t{64} << 20);
-    const ch11::BatchedCall c = input.call(scratch, stream.get());
+    const ch12::SegmentedCall c = input.call(scratch, stream.get());
     std::vector<double> abs_sums(segments, 0.0);
     for (std::size_t s = 0; s < segments; ++s)
       for (auto i = static_cast<std::size_t>(offsets[s]); i < static_cast<std::size_t>(offsets[s + 1]); ++i)
@@ -172,7 +172,7 @@ int run() {
       variant<Changed<16, false, 4, true, 1, true, 64>>("an end costs 64 elements"),
   };
   // f16: a lane's elements, and how they come (the lesson's for 16-bit inputs first).
-  using Lesson16 = ch11::SegmentPolicy<__half>;
+  using Lesson16 = ch12::SegmentPolicy<__half>;
   const std::vector<Variant> variants_f16 = {
       variant<Lesson16, __half>("lesson for 16-bit inputs: " + std::to_string(Lesson16::kItems) +
                                 " a lane (64 bytes), each lane loading its own into registers, " +
@@ -202,8 +202,8 @@ int run() {
 
 int main(int argc, char** argv) {
   return red::experiment_without_options(
-      argc, argv, "11_batched_segment_tuning",
-      "The balanced segments kernel's choices (ch11::SegmentTuning), each changed alone, timed on the\n"
+      argc, argv, "12_segmented_segment_tuning",
+      "The balanced segments kernel's choices (ch12::SegmentTuning), each changed alone, timed on the\n"
       "benchmark's four segment shapes (f32 and f16 sums); it takes no options.",
       "results/h200/experiments/segment_tuning.md", [] { return run(); });
 }

@@ -1,10 +1,10 @@
-// 12_custom_ops_ordered_tuning: how the ordered kernel cuts a warp's stretch (ch12::OrderedTuning),
+// 13_custom_ops_ordered_tuning: how the ordered kernel cuts a warp's stretch (ch13::OrderedTuning),
 // each choice changed alone, timed beside the reordering kernel on the benchmark's operators.
 //
 // The input is the benchmark's: 2^28 floats from N(0, 1) (2^27 affine steps for the affine maps).
 // Every variant runs through the lesson's own kernel and launcher (reduce_ordered and
-// launch_ordered in reduce.cuh, with another policy) and is timed as the benchmark times a call
-// (common/timing.hpp, the steady state, cold). The variants:
+// launch_ordered in 13_custom_ops/reduce.cuh, with another policy) and is timed as the benchmark
+// times a call (common/timing.hpp, the steady state, cold). The variants:
 //  - lanes a region: the warp's stretch cut into 32 / G regions of G lanes. G = 32 is one region
 //    a warp, the layout of a plain ordered kernel (with 4 runs, the one this chapter had first): a
 //    5-step shuffle tree every step. G = 1 is a region a lane: no tree until the end, but 32
@@ -20,7 +20,7 @@
 // It prints GB/s of input and the ratio to the reordering kernel (the issue's target: 0.95).
 // results/h200/experiments/ordered_tuning.md holds the H200's output.
 //
-//   12_custom_ops_ordered_tuning
+//   13_custom_ops_ordered_tuning
 //
 // Exit codes: 0 done, 1 a variant's result disagrees with the lesson's, 2 bad arguments, 3 no GPU, 4 a CUDA
 // error.
@@ -35,8 +35,8 @@
 #include <string>
 #include <vector>
 
-#include "12_custom_ops/reduce.cuh"
-#include "12_custom_ops/user_op.cuh"
+#include "13_custom_ops/reduce.cuh"
+#include "13_custom_ops/user_op.cuh"
 #include "command_line.hpp"
 #include "device_info.hpp"
 #include "harness.hpp"
@@ -46,7 +46,7 @@
 
 namespace {
 
-using namespace ch12;
+using namespace ch13;
 
 // The lesson's policy with its choices given.
 template <unsigned kLanes, unsigned kRoundsV, unsigned kRunsV, unsigned kMinBlocksV>
@@ -240,8 +240,8 @@ int run() {
 
 int main(int argc, char** argv) {
   return red::experiment_without_options(
-      argc, argv, "12_custom_ops_ordered_tuning",
-      "How the ordered kernel cuts a warp's stretch (ch12::OrderedTuning), each choice changed alone, timed\n"
+      argc, argv, "13_custom_ops_ordered_tuning",
+      "How the ordered kernel cuts a warp's stretch (ch13::OrderedTuning), each choice changed alone, timed\n"
       "beside the reordering kernel on the benchmark's operators (2^28 floats); it takes no options.",
       "results/h200/experiments/ordered_tuning.md", [] { return run(); });
 }

@@ -165,7 +165,8 @@ def batched_case(name, layout, segments, length, fraction, sections=(("sum", "f3
              else f"{layout}_{segments}x{length}")
     counters = {"layout_id": float(LAYOUT_IDS[layout]), "segments": float(segments),
                 "length": float(length)}
-    return (kernel("11_batched", name, list(sections), fraction, 3.0, variant_of=variant_of,
+    chapter = "12_segmented" if layout == "segments" else "11_batched"
+    return (kernel(chapter, name, list(sections), fraction, 3.0, variant_of=variant_of,
                    **params), segments * length, shape, counters)
 
 

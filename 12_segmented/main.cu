@@ -1,0 +1,168 @@
+// 12_segmented: one reduction per segment, segments of any lengths, checked and timed.
+//
+//   12_segmented [--segments FILE | --segment-dist uniform|heavy [--segment-count N] [--segment-mean M]]
+//                [--op sum|max|argmax] [--dtype f32|f16|bf16] [--dist D] [--seed S] [--input FILE]
+//                [--strategy automatic|balanced|naive] [--output FILE] [--repeat R] [--json]
+//
+// The segments come from a file of segments + 1 little-endian int64 offsets, or are generated
+// (uniform lengths by default; heavy: a heavy tail with one segment of half the elements).
+// Every result is checked against a float64 reference with the chapter's bound; the report gives
+// the results checked, the worst error as a fraction of its bound, pass or fail, the time per call
+// (steady state, common/timing.hpp) and the GB/s (counted_bytes: the elements and the offsets read
+// once, plus the results written); --json prints it as one JSON object (common/json_report.hpp).
+// --output writes the results as they came from the GPU: one little-endian float per segment (sum,
+// max), or one int32 index into it (argmax). Every argument and file is checked before the GPU is
+// looked for and before anything is allocated.
+// Exit codes: 0 passed, 1 a result failed its check, 2 bad arguments or offsets, 3 no GPU, 4 a CUDA error.
+#include <cstdio>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "12_segmented/host_reference.hpp"
+#include "command_line.hpp"
+#include "device_info.hpp"
+#include "harness.hpp"
+#include "inputs.hpp"
+#include "json_report.hpp"
+#include "runner.hpp"
+#include "timing.hpp"
+
+namespace {
+
+struct Options {
+  std::string segments_file, segment_dist = "uniform";
+  std::size_t segment_count = 1 << 20, segment_mean = 32;
+  std::string op = "sum", dtype = "f32", dist = "normal", input, output, strategy = "automatic";
+  std::uint64_t seed = 1;
+  int repeat = 20;
+  bool json = false;
+};
+
+using Usage = red::BadInput;
+
+std::vector<std::int64_t> read_offsets(const std::string& path) {
+  const std::size_t count = red::raw_count(path, sizeof(std::int64_t));  // a regular file of whole int64s
+  if (count < 1) throw Usage("--segments: '" + path + "' must hold segments + 1 int64 offsets (it is empty)");
+  if (count - 1 >= 0xffffffffu) throw Usage("--segments: '" + path + "' holds more than 2^32 - 2 segments");
+  std::vector<std::int64_t> o(count);
+  std::ifstream f(path, std::ios::binary);
+  f.read(reinterpret_cast<char*>(o.data()), static_cast<std::streamsize>(count * sizeof(std::int64_t)));
+  if (!f) throw red::FileError("--segments: could not read '" + path + "'");
+  return o;
+}
+
+int run(const Options& opt) {
+  const red::Op op = *red::parse_op(opt.op);  // CLI11 has checked the names
+  const red::DType t = *red::parse_dtype(opt.dtype);
+  const std::optional<red::Dist> dist = red::parse_dist(opt.dist);
+  if (!dist) throw Usage("--dist: unknown distribution '" + opt.dist + "'");
+  const ch12::Strategy strategy = opt.strategy == "balanced" ? ch12::Strategy::balanced
+                                  : opt.strategy == "naive"  ? ch12::Strategy::naive
+                                                             : ch12::Strategy::automatic;
+  const std::vector<std::int64_t> offsets =
+      !opt.segments_file.empty()
+          ? read_offsets(opt.segments_file)
+          : ch12::make_offsets(opt.segment_count, opt.segment_mean,
+                               opt.segment_dist == "heavy" ? ch12::SegmentDist::heavy : ch12::SegmentDist::uniform,
+                               opt.seed + 7);
+  const std::size_t segments = offsets.size() - 1;
+  // The input: up to the last offset (elements past it belong to no segment).
+  const std::size_t n = offsets.back() > 0 ? static_cast<std::size_t>(offsets.back()) : 0;
+  if (!opt.input.empty()) {
+    const std::size_t available = red::raw_element_count(opt.input, t);
+    if (available < n)
+      throw Usage("--input: '" + opt.input + "' holds " + std::to_string(available) + " elements, the segments need " +
+                  std::to_string(n));
+  }
+  if (const std::string why = ch12::why_invalid(segments, n); !why.empty()) throw Usage("bad segments: " + why);
+  if (const std::string why = ch12::check_offsets(offsets.data(), segments, n); !why.empty())
+    throw Usage("bad offsets: " + why);
+  if (!opt.output.empty()) red::check_writable(opt.output);
+  if (!red::gpu_available()) {
+    std::fprintf(stderr, "12_segmented: no usable CUDA GPU\n");
+    return red::kExitNoGpu;
+  }
+  const red::DeviceInfo dev = red::query_device();
+  // At most 2^60 elements (why_invalid) of at most 4 bytes and 2^32 offsets: no sum here wraps.
+  const std::size_t counted = ch12::counted_bytes(n, segments, red::size_of(t));
+  const std::size_t need = counted + (red::l2_resident(counted, dev) ? 0 : 2 * dev.l2_bytes);  // + the L2 scrub
+  if (need > dev.free_memory)
+    throw Usage("the segments need " + std::to_string(need) + " bytes of device memory, " +
+                std::to_string(dev.free_memory) + " are free");
+
+  const red::HostArray host = !opt.input.empty() ? red::load_raw(opt.input, t, n)
+                                                 : red::generate(t, std::max<std::size_t>(n, 1), *dist, opt.seed);
+  const red::DeviceInput in = red::upload(host);
+  const red::Stream stream;
+  const auto prepared = ch12::prepare(op, t, in.data, n, offsets, strategy, stream.get());
+  const ch12::SegmentedCall& c = prepared->call;
+  prepared->run_and_wait();
+  const std::vector<std::byte> got = prepared->results();
+  const ch11::BatchCheck check = ch12::check_all(host, c, offsets, prepared->plan, got);
+
+  std::optional<red::L2Scrubber> scrubber;
+  if (!red::l2_resident(counted, dev)) scrubber.emplace(dev);
+  red::TimingConfig cfg;
+  cfg.repetitions = opt.repeat;
+  cfg.scrubber = scrubber ? &*scrubber : nullptr;
+  const red::Timing timing = red::time_on_stream([&] { ch12::run(c); }, stream.get(), cfg);
+  const double gbps = static_cast<double>(counted) / (timing.median_us * 1e3);
+  const bool passed = check.failed == 0;
+  const std::size_t mean = segments ? n / segments : 0;
+  if (!opt.output.empty()) red::write_raw(opt.output, got.data(), got.size());
+  if (opt.json) {
+    red::Json j;
+    j["chapter"] = "12_segmented";
+    j["device"] = dev.name;
+    j["op"] = opt.op;
+    j["dtype"] = opt.dtype;
+    j["segments"] = segments;
+    j["n"] = n;
+    j["strategy"] = ch12::name(prepared->plan.strategy);
+    j["outputs_checked"] = check.checked;
+    j["failed"] = check.failed;
+    j["worst_error_over_bound"] = red::json_number(check.worst_ratio);
+    j["passed"] = passed;
+    j["time_us"] = red::json_number(timing.median_us);
+    j["gbps"] = red::json_number(gbps);
+    std::fputs(red::json_line(j).c_str(), stdout);
+  } else {
+    std::printf("12_segmented on %s: %zu segments of %s, %zu elements (mean length %zu), %s\n", dev.name.c_str(),
+                segments, opt.dtype.c_str(), n, mean, opt.op.c_str());
+    std::printf("  mapping:   %s\n", ch12::name(prepared->plan.strategy).c_str());
+    std::printf("  checked:   %zu results against float64, worst error %.3g of its bound: %s\n", check.checked,
+                check.worst_ratio, passed ? "PASS" : ("FAIL (" + check.first_failure + ")").c_str());
+    std::printf("  time:      %.2f us per call (steady state, median of %d), %.1f GB/s\n", timing.median_us, opt.repeat, gbps);
+  }
+  return passed ? red::kExitPassed : red::kExitCheckFailed;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options opt;
+  CLI::App app{"One reduction per segment, segments of any lengths, each checked and timed.", "12_segmented"};
+  auto* file = app.add_option("--segments", opt.segments_file, "segments from a file of segments + 1 int64 offsets");
+  app.add_option("--segment-dist", opt.segment_dist, "generated segments: uniform (default) or heavy")
+      ->check(CLI::IsMember({"uniform", "heavy"}))
+      ->excludes(file);
+  app.add_option("--segment-count", opt.segment_count, "generated segments: how many (default 2^20)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 31));
+  app.add_option("--segment-mean", opt.segment_mean, "generated segments: mean length (default 32)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 30));
+  app.add_option("--op", opt.op, "sum, max or argmax (default sum)")->check(CLI::IsMember({"sum", "max", "argmax"}));
+  app.add_option("--dtype", opt.dtype, "f32, f16 or bf16 (default f32)")->check(CLI::IsMember({"f32", "f16", "bf16"}));
+  app.add_option("--dist", opt.dist, "generated data: normal, uniform, ints, ... (default normal)");
+  app.add_option("--seed", opt.seed, "generated data's seed (default 1)");
+  app.add_option("--input", opt.input, "raw little-endian array of the dtype instead of generated data");
+  app.add_option("--strategy", opt.strategy, "automatic (default: balanced), balanced or naive")
+      ->check(CLI::IsMember({"automatic", "balanced", "naive"}));
+  app.add_option("--output", opt.output, "write the results to this file: a little-endian float (argmax: int32) each");
+  app.add_option("--repeat", opt.repeat, "timed calls (default 20)")->check(CLI::Range(1, 100000));
+  app.add_flag("--json", opt.json, "one JSON line instead of the report");
+  app.footer("Exit codes: 0 passed, 1 a result failed its check, 2 bad arguments or offsets, 3 no GPU, 4 a CUDA error.");
+  if (const int stop = red::parse_command_line(app, argc, argv); stop >= 0) return stop;
+  return red::run_program("12_segmented", [&] { return run(opt); });
+}

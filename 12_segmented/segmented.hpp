@@ -1,0 +1,88 @@
+// Chapter 12's calls: one reduction per segment of an input, segments of any lengths. Host-side
+// types only; the kernels are segments.cuh, their launcher reduce.cuh.
+//
+// Segment s is elements [offsets[s], offsets[s + 1]) of an input of n elements, CSR-style:
+// `segments + 1` int64 offsets in device memory, nondecreasing, within [0, n]; empty segments are
+// allowed, and elements before the first offset or after the last belong to no segment.
+// Results, one per segment, in device memory, as chapter 11's (11_batched/batched.hpp):
+//   sum      float (16-bit inputs accumulate in float)
+//   max      float (the largest element, widened exactly); NaN if the segment holds a NaN
+//   argmax   int32: the index of the largest element within its segment (ties: the smaller index;
+//            the first NaN wins); -1 for an empty segment
+// An empty segment gives the identity: sum 0, max -inf, argmax -1.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "11_batched/batched.hpp"
+#include "dtype.hpp"
+
+namespace ch12 {
+
+// How the work is mapped to threads. automatic: the balanced mapping.
+enum class Strategy {
+  automatic,
+  balanced,  // the elements split into ranges of equal cost, whatever the segments' lengths
+  naive,     // a group of lanes per segment, sized to the mean length (no split)
+};
+
+struct SegmentedCall {
+  red::Op op = red::Op::sum;
+  red::DType dtype = red::DType::f32;
+  const void* input = nullptr;
+  std::size_t n = 0;                      // the input's elements
+  std::size_t segments = 0;               // how many (offsets holds segments + 1)
+  const std::int64_t* offsets = nullptr;  // device memory
+  void* output = nullptr;                 // segments results of 4 bytes each
+  void* scratch = nullptr;
+  std::size_t scratch_bytes = 0;
+  cudaStream_t stream = nullptr;
+  Strategy strategy = Strategy::automatic;
+};
+
+// The sum, max and argmax of f32, f16 and bf16, as chapter 11.
+using ch11::supported;
+
+// The bytes a call's GB/s counts, the least it must move: the elements read once, the segments + 1
+// int64 offsets, and the results written (4 bytes each). The offsets count among the reads as in
+// CUB's own segmented-reduce benchmark (cub/benchmarks/bench/segmented_reduce/variable_base.cuh
+// in NVIDIA/cccl).
+inline std::size_t counted_bytes(std::size_t n, std::size_t segments, std::size_t element_bytes) {
+  return n * element_bytes + (segments + 1) * sizeof(std::int64_t) + segments * 4;
+}
+
+// Why a call's sizes cannot be run, or "": the offsets are checked apart (check_offsets, on a host
+// copy). The input may span at most 2^60 elements, so that its bytes fit in 64 bits.
+inline std::string why_invalid(std::size_t segments, std::size_t n) {
+  if (segments >= 0xffffffffu) return "more than 2^32 - 2 segments";
+  if (n > (std::size_t{1} << 60)) return "n above 2^60 elements";
+  return "";
+}
+
+// Why a host copy of segments + 1 offsets is not a valid CSR for an input of n elements, or "".
+// Indices are int32 (argmax), so no segment may hold more than 2^31 - 1 elements.
+inline std::string check_offsets(const std::int64_t* o, std::size_t segments, std::size_t n) {
+  for (std::size_t s = 0; s <= segments; ++s) {
+    if (o[s] < 0 || static_cast<std::size_t>(o[s]) > n)
+      return "offset " + std::to_string(s) + " (" + std::to_string(o[s]) + ") lies outside [0, " + std::to_string(n) + "]";
+    if (s > 0 && o[s] < o[s - 1])
+      return "offsets decrease at " + std::to_string(s) + " (" + std::to_string(o[s - 1]) + " then " +
+             std::to_string(o[s]) + ")";
+    if (s > 0 && o[s] - o[s - 1] > 0x7fffffff) return "segment " + std::to_string(s - 1) + " holds more than 2^31 - 1 elements";
+  }
+  return "";
+}
+
+inline std::string name(Strategy s) {
+  switch (s) {
+    case Strategy::automatic: return "automatic";
+    case Strategy::balanced: return "balanced";
+    default: return "naive";
+  }
+}
+
+}  // namespace ch12

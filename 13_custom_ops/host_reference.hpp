@@ -50,7 +50,8 @@
 #include <vector>
 
 #include "13_custom_ops/host_data.hpp"
-#include "13_custom_ops/reduce.cuh"
+#include "13_custom_ops/ordered.cuh"  // the order-keeping kernel, and reduce.cuh
+#include "13_custom_ops/votes.cuh"
 #include "device_buffer.hpp"
 #include "json_report.hpp"
 #include "reference.hpp"  // red::RawResult

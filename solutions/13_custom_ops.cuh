@@ -2,7 +2,7 @@
 // (solutions/13_custom_ops.md), associative and not commutative, run by the order-keeping kernel.
 #pragma once
 
-#include "13_custom_ops/reduce.cuh"
+#include "13_custom_ops/ordered.cuh"
 
 namespace sol12 {
 

@@ -3,7 +3,7 @@
 //
 // The input is the benchmark's: 2^28 floats from N(0, 1) (2^27 affine steps for the affine maps).
 // Every variant runs through the lesson's own kernel and launcher (reduce_ordered and
-// launch_ordered in 13_custom_ops/reduce.cuh, with another policy) and is timed as the benchmark
+// launch_ordered in 13_custom_ops/ordered.cuh, with another policy) and is timed as the benchmark
 // times a call (common/timing.hpp, the steady state, cold). The variants:
 //  - lanes a region: the warp's stretch cut into 32 / G regions of G lanes. G = 32 is one region
 //    a warp, the layout of a plain ordered kernel (with 4 runs, the one this chapter had first): a
@@ -35,7 +35,7 @@
 #include <string>
 #include <vector>
 
-#include "13_custom_ops/reduce.cuh"
+#include "13_custom_ops/ordered.cuh"
 #include "13_custom_ops/user_op.cuh"
 #include "command_line.hpp"
 #include "device_info.hpp"

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Chapter 10's memory-model evidence, kept beside the published results (run on a GPU machine):
+# The memory-model evidence of chapters 10 and 06, kept beside the published results (run on a
+# GPU machine):
 #   litmus_message_passing.txt      10_single_pass_litmus: how often a reader on one SM that has
 #                                   seen a flag still reads older data, with a relaxed flag and
 #                                   with release and acquire (10_single_pass/litmus.cuh)
 #   warp_synchronous_racecheck.txt  compute-sanitizer's racecheck over the two last-warp trees of
-#                                   10_single_pass/warp_synchronous.cuh, through their test cases
-#                                   in 10_single_pass_test_memory_model: the volatile tree without
+#                                   06_warp_shuffle/warp_synchronous.cuh, through their test cases
+#                                   in 06_warp_shuffle_test_warp_synchronous: the volatile tree without
 #                                   synchronisation (hazards expected) and the shuffle tree (none)
 #
 #   scripts/memory_model_outputs.sh BUILD_DIR OUT_DIR
@@ -20,7 +21,7 @@ OUT=${2:?usage: scripts/memory_model_outputs.sh BUILD_DIR OUT_DIR}
 mkdir -p "$OUT"
 rc=0
 litmus="$BUILD_DIR/10_single_pass/experiments/10_single_pass_litmus"
-tests="$BUILD_DIR/10_single_pass/10_single_pass_test_memory_model"
+tests="$BUILD_DIR/06_warp_shuffle/06_warp_shuffle_test_warp_synchronous"
 
 {
   echo "# The message-passing litmus test between two SMs (10_single_pass/litmus.cuh): stale reads are"
@@ -38,7 +39,7 @@ racecheck_case() {  # title doctest-pattern hazards-expected|no-hazards
   summary=$(grep -E "RACECHECK SUMMARY" <<<"$log" | tail -1)
   lines=$(wc -l <<<"$log")
   echo "## $1"
-  echo "\$ compute-sanitizer --tool racecheck --error-exitcode 99 10_single_pass_test_memory_model -tc=\"$2\""
+  echo "\$ compute-sanitizer --tool racecheck --error-exitcode 99 06_warp_shuffle_test_warp_synchronous -tc=\"$2\""
   if ((lines > 80)); then
     head -n 60 <<<"$log"
     echo "[... $((lines - 75)) lines left out ...]"
@@ -79,7 +80,7 @@ if ! command -v compute-sanitizer >/dev/null; then
   rc=1
 else
   {
-    echo "# compute-sanitizer racecheck over the last warp of a tree (10_single_pass/warp_synchronous.cuh)."
+    echo "# compute-sanitizer racecheck over the last warp of a tree (06_warp_shuffle/warp_synchronous.cuh)."
     echo "# 1. The volatile tree without synchronisation (Harris 2007): lanes read and write one shared-memory"
     echo "#    slot with nothing between them, a race since Volta: racecheck is expected to report hazards."
     echo "# 2. The shuffle tree (__shfl_down_sync): the values move between registers: no hazard may be reported."

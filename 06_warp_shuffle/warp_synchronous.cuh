@@ -22,15 +22,15 @@
 //
 // Two repairs: __syncwarp() between each step's read and its write and after the write
 // (ch03::reduce_last_warp in 03_shared/variants.cuh), or the shuffles below, chapter 06's warp tree.
-// scripts/memory_model_outputs.sh runs racecheck over both kernels here; 10_single_pass/
-// test_memory_model.cu checks the shuffles' sums and reports the unsafe tree's.
+// scripts/memory_model_outputs.sh runs racecheck over both kernels here;
+// 06_warp_shuffle/test_warp_synchronous.cu checks the shuffles' sums and reports the unsafe tree's.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstddef>
 
-namespace ch10::warp_sync {
+namespace ch06::warp_sync {
 
 constexpr unsigned kWarp = 32;
 constexpr unsigned kValues = 2 * kWarp;  // the 64 values of a tree's last six levels
@@ -69,4 +69,4 @@ __global__ void __launch_bounds__(kWarp) sum64_per_block(const float* in, float*
   if (lane == 0) out[blockIdx.x] = total;
 }
 
-}  // namespace ch10::warp_sync
+}  // namespace ch06::warp_sync

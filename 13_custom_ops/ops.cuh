@@ -73,6 +73,7 @@ struct Range {
 
 // Min and max together: one read of the input instead of two. NaN propagates to both.
 // Empty: (+inf, -inf).
+// [excerpt: minmax]
 template <class T>
 struct MinMax {
   using In = T;
@@ -91,6 +92,7 @@ struct MinMax {
   // Result: lo (float) at byte 0, hi at byte 4.
   __device__ static void store(void* out, const Acc& a) { *static_cast<Range*>(out) = a; }
 };
+// [end: minmax]
 
 // ---- product ------------------------------------------------------------------------------------
 

@@ -84,6 +84,7 @@ template <class Op, class Policy = TuningOf<Op>>
 std::size_t zeroed_scratch_bytes() {
   return ch10::zeroed_scratch_bytes<Op, Policy>();
 }
+// [excerpt: launch]
 // The lesson's launcher for a commutative operator: chapter 10's kernel, unchanged.
 template <class Op, class Policy = TuningOf<Op>>
 void launch(const Call& c) {
@@ -93,6 +94,7 @@ void launch(const Call& c) {
   else
     ch10::launch<Op, Policy>(as_reduce_call<Op>(c));
 }
+// [end: launch]
 // The same kernel whatever the operator says: the demonstration that a non-commutative operator
 // comes out wrong from it (the tests and the program show it).
 template <class Op, class Policy = TuningOf<Op>>

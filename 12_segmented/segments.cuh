@@ -66,7 +66,8 @@ constexpr unsigned kWarpsPerBlock = kBlock / 32;
 constexpr std::size_t kNoSegment = ~std::size_t{0};
 
 // The balanced kernel's choices; 12_segmented_segment_tuning
-// (experiments/12_segmented/segment_tuning.cu) changes one at a time and times them on the benchmark's segment shapes (results/h200/experiments/segment_tuning.md).
+// (experiments/12_segmented/segment_tuning.cu) changes one at a time and times them on the
+// benchmark's segment shapes (results/h200/experiments/segment_tuning.md).
 struct SegmentTuning {
   static constexpr unsigned kItems = 16;        // a lane's consecutive elements in a window: 4 16-byte
                                                 // loads of f32 (16-bit inputs: SegmentTuning16)

@@ -186,6 +186,7 @@ __global__ void __launch_bounds__(kBlock)
     if (threadIdx.x == 0) Op::store(result, acc);
     return;
   }
+  // [excerpt: ticket]
   if (threadIdx.x == 0) {
     if constexpr (kFlagged) {
       Slot(slots[blockIdx.x]).store(flagged(acc), cuda::memory_order_relaxed);
@@ -199,6 +200,8 @@ __global__ void __launch_bounds__(kBlock)
   // of the partials after every other block's release (causality is transitive in the PTX model).
   __syncthreads();
   if (!last) return;
+  // [end: ticket]
+  // [excerpt: last-block]
   // The last block: partial i goes to thread i % kBlock, in index order, then the block's tree.
   Acc total = Op::identity();
   for (unsigned i = threadIdx.x; i < gridDim.x; i += kBlock) {
@@ -217,6 +220,7 @@ __global__ void __launch_bounds__(kBlock)
     // call's kernel reads it only after this one has ended. Left at 0 for it.
     Counter(*tickets).store(0, cuda::memory_order_relaxed);
   }
+  // [end: last-block]
 }
 
 // ---- the launcher ------------------------------------------------------------------------------------

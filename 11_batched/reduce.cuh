@@ -25,6 +25,7 @@ namespace ch11 {
 
 // A group of G lanes per row (G = 1: a thread per row), kBlock / G rows per block at a time, the
 // grid striding over the rows.
+// [excerpt: group-per-row]
 template <class Op, class T, unsigned G>
 __global__ void __launch_bounds__(kBlock)
     rows_by_group(const T* in, std::size_t rows, std::size_t cols, std::size_t stride, void* out) {
@@ -35,6 +36,7 @@ __global__ void __launch_bounds__(kBlock)
     if (lane == 0) store_result<Op>(out, r, acc);
   }
 }
+// [end: group-per-row]
 
 // The same for aligned rows (every row starts on a 16-byte boundary, L a multiple of a vector, at
 // most kVecs vectors a lane): no head or tail to handle, and kRows rows per trip, their loads all
@@ -147,9 +149,8 @@ template <bool kVector, class T, class Acc>
 constexpr unsigned kColumnUnroll = !kVector || (sizeof(T) == 4 && sizeof(Acc) == 4) ? 8 : 4;
 // Below kFewRows rows, 16-byte loads take 8 rows a trip (kFewRowsUnroll) for every type: with 4, a block
 // of so few rows is under 32 threads deep and 32 vectors (512 bytes of each row) across, and every
-// thread has one trip. In the H200's benchmark, 64 rows of 2^20 floats ran at 3101 GB/s with 4
-// (results/h200/experiments/11_columns_trip4_bench.csv), against the 8 of results/h200/bench.csv;
-// from 128 rows on, the two plan the same blocks.
+// thread has one trip. 4 rows a trip is the slower at 64 rows of 2^20 floats
+// (results/h200/experiments/README.md); from 128 rows on, the two plan the same blocks.
 constexpr std::size_t kFewRows = 128;
 constexpr unsigned kFewRowsUnroll = 8;
 
@@ -475,6 +476,7 @@ Plan plan(const BatchedCall& c) {
   Plan p;
   p.strategy = c.strategy;
   if (s.layout == Layout::rows) {
+    // [excerpt: plan-rows]
     const std::size_t resident = resident_blocks<kBlock, rows_by_blocks<Op, T, true>>();
     const std::size_t V = red::ceil_div(s.cols, kCount);
     if (p.strategy == Strategy::automatic)
@@ -498,16 +500,16 @@ Plan plan(const BatchedCall& c) {
         p.scratch_bytes = p.zeroed_scratch_bytes + s.rows * p.split * sizeof(Acc);
       }
     }
+    // [end: plan-rows]
     if (p.strategy != Strategy::thread_per_row && p.strategy != Strategy::group_per_row &&
         p.strategy != Strategy::block_per_row && p.strategy != Strategy::blocks_per_row)
       throw std::invalid_argument("11_batched: strategy " + name(c.strategy) + " does not reduce rows");
   } else if (s.layout == Layout::columns) {
     // A few rows of very many columns: a thread per column already fills the GPU, every thread's
     // loads down its column are independent and a warp's are 128 contiguous bytes, and there is no
-    // meeting of threads to wait for. In the H200's benchmark before the launcher chose it (f32
-    // sum, B x L = 2^26) it was ahead of the tiles at 64 rows and far behind once the columns were
-    // fewer than the GPU's threads (chapter 11's README); the bound on the rows is kFewRows, the
-    // tiles' own for few rows, not a measured crossover.
+    // meeting of threads to wait for. It is far behind once the columns are fewer than the GPU's
+    // threads (the benchmark's × naive mapping column in chapter 11's README); the bound on the
+    // rows is kFewRows, the tiles' own for few rows, not a measured crossover.
     if (p.strategy == Strategy::automatic)
       p.strategy = sizeof(T) == 4 && sizeof(Acc) == 4 && s.rows <= kFewRows &&
                            s.cols >= resident_blocks<kBlock, columns_naive<Op, T>>() * kBlock

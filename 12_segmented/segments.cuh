@@ -27,6 +27,7 @@ using ch11::Vec16;
 // The naive mapping: a group of G lanes per segment, G from the mean length, as rows_by_group. It
 // is fast while every segment is about the mean; one segment with half the elements leaves a
 // single group reading them while the rest of the GPU waits.
+// [excerpt: naive]
 template <class Op, class T, unsigned G, bool kAligned>
 __global__ void __launch_bounds__(kBlock)
     segments_by_group(const T* in, const std::int64_t* offsets, std::size_t segments, std::size_t n, void* out) {
@@ -41,6 +42,7 @@ __global__ void __launch_bounds__(kBlock)
     if (lane == 0) store_result<Op>(out, s, acc);
   }
 }
+// [end: naive]
 
 // The balanced mapping: split the elements, not the segments. The elements from offsets[0] to
 // offsets[segments] are cut into ranges of equal cost, one per warp (warp_cost_bounds), so every
@@ -370,6 +372,7 @@ __device__ __forceinline__ void copy16_async(void* shared, const void* global, s
 __device__ __forceinline__ void copies_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
 __device__ __forceinline__ void copies_wait_all() { asm volatile("cp.async.wait_group 0;" ::: "memory"); }
 
+// [excerpt: cost-step]
 // The cost of a range (warp_cost_bounds): the elements from offsets[0] rounded down to a lane's
 // share `items`, plus `cost` for every segment's end, shared out among `ranges` warps.
 __host__ __device__ inline std::size_t range_cost_step(std::size_t first, std::size_t last, std::size_t segments,
@@ -377,6 +380,7 @@ __host__ __device__ inline std::size_t range_cost_step(std::size_t first, std::s
   const std::size_t total = last - first / items * items + cost * segments;
   return (total + ranges - 1) / ranges;
 }
+// [end: cost-step]
 
 // A warp's range of elements, window by window: the segments it closes written (one that began in
 // an earlier range left in records[range] instead, with the partial of the segment still open at
@@ -456,6 +460,7 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
                                          &guessed);
   }
   mark_time<Policy::kTimeline>(range, SegmentTimeline::bounds);
+  // [excerpt: range-bounds]
   // The range's elements [lo, hi): the bounds rounded down to a whole window from the origin (so
   // that the ranges share no window, and every lane's loads are aligned), but for the last
   // element's end.
@@ -469,6 +474,7 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
     if (lane == 0) records[range] = {kNoSegment, 0, Op::identity(), kNoSegment, Op::identity()};
     return;
   }
+  // [end: range-bounds]
   // This lane's elements of the window at w0 (16-byte loads where they are all in the segments).
   const auto load = [&](std::size_t w0, T(&x)[kItems]) {
     const std::size_t g = w0 + std::size_t{lane} * kItems, w1 = std::min(hi, w0 + kWindow);

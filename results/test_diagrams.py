@@ -4,6 +4,7 @@
 """
 
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -81,8 +82,147 @@ class TestFixedGridRules(unittest.TestCase):
         self.assertEqual([(b, t) for b, t, _ in rest[grid * block:]], [(0, 0), (0, 1), (0, 2), (0, 3), (1, 0), (1, 1)])
 
 
+class TestTicketRules(unittest.TestCase):
+    """Chapter 10: the blocks' tickets in arrival order; the last reads every partial."""
+
+    def test_last_ticket_reads_every_partial(self):
+        for order in ([0, 1, 2, 3], [1, 3, 0, 2], [3, 2, 1, 0], [0]):
+            ticket, last, reads, edges = diagrams.ticket_meeting(order)
+            self.assertEqual([ticket[b] for b in order], list(range(len(order))))  # 0, 1, 2, ... as they come
+            self.assertEqual(last, order[-1])
+            self.assertEqual(ticket[last], len(order) - 1)                     # ticket == gridDim.x - 1
+            self.assertEqual(reads, sorted(order))                              # all, in index order
+            after = diagrams.happens_before(edges)
+            for b in order:  # every block's store happens before the last block's read of it
+                self.assertIn(("read", b), after[("store", b)])
+                self.assertIn(("ticket", last), after[("store", b)])
+            # A ticket orders only what came before it: no later ticket happens before an earlier one.
+            for k, b in enumerate(order):
+                for earlier in order[:k]:
+                    self.assertNotIn(("ticket", earlier), after.get(("ticket", b), set()))
+
+    def test_edges_of_one_order(self):
+        _, last, _, edges = diagrams.ticket_meeting([1, 3, 0, 2])
+        self.assertEqual(last, 2)
+        self.assertIn((("ticket", 1), ("ticket", 3)), edges)  # ticket 1 reads ticket 0's write
+        self.assertIn((("ticket", 0), ("ticket", 2)), edges)
+        self.assertNotIn((("ticket", 3), ("ticket", 1)), edges)
+        self.assertEqual(len(edges), 4 + 3 + 4)  # release per block, the counter's chain, the reads
+        with self.assertRaises(ValueError):
+            diagrams.ticket_meeting([0, 0, 1])
+
+
+class TestBatchedRules(unittest.TestCase):
+    """Chapter 11's plan() for f32 rows: V = ceil(L / 4) vectors; the thresholds V = 2 and 512."""
+
+    MANY = 1 << 20  # rows enough that the blocks need not split them
+
+    def plan(self, cols, rows=MANY):
+        return diagrams.row_plan(cols, rows, resident=1024)
+
+    def test_thresholds(self):
+        self.assertEqual(self.plan(8)[:2], ("thread_per_row", 1))      # V = 2
+        self.assertEqual(self.plan(5)[:2], ("thread_per_row", 1))      # V = 2 (a partial vector)
+        self.assertEqual(self.plan(9)[:2], ("group_per_row", 2))       # V = 3: max(2, pow2(2))
+        self.assertEqual(self.plan(12)[:2], ("group_per_row", 2))      # V = 3
+        self.assertEqual(self.plan(2048)[:2], ("group_per_row", 32))   # V = 512: pow2(256), at most 32
+        self.assertEqual(self.plan(2049)[0], "block_per_row")          # V = 513
+        self.assertEqual(self.plan(2052)[0], "block_per_row")          # V = 513
+
+    def test_lanes(self):
+        # lanes = max(2, pow2_at_least(ceil(V / 2))), at most 32: about two vectors a lane.
+        for V, lanes in ((4, 2), (5, 4), (8, 4), (9, 8), (32, 16), (33, 32), (64, 32), (256, 32)):
+            self.assertEqual(self.plan(4 * V), ("group_per_row", lanes, 1, 0), V)
+        self.assertEqual(diagrams.pow2_at_least(1000), 32)
+        self.assertEqual(diagrams.pow2_at_least(1), 1)
+
+    def test_blocks_per_row(self):
+        # 64 rows of 2^20 floats on a GPU of 1024 resident blocks: 16 blocks a row, chunks of 2^16.
+        self.assertEqual(diagrams.row_plan(1 << 20, 64, 1024), ("blocks_per_row", 256, 16, 1 << 16))
+        # One row of 2^16: no more blocks than full trips (256 x 4 vectors = 4096 floats): 16.
+        self.assertEqual(diagrams.row_plan(1 << 16, 1, 1024), ("blocks_per_row", 256, 16, 4096))
+        # Rows that fill the GPU: one block a row, however long.
+        self.assertEqual(diagrams.row_plan(1 << 16, 1024, 1024), ("block_per_row", 256, 1, 1 << 16))
+        # A row just past the groups, alone: too short for two full trips, so one block.
+        self.assertEqual(diagrams.row_plan(2052, 1, 1024)[:3], ("block_per_row", 256, 1))
+
+    def test_readers(self):
+        lanes = [lane for _, lane, _ in diagrams.row_readers(32, self.plan(32))]
+        self.assertEqual(lanes, [0, 1, 2, 3, 0, 1, 2, 3])  # lane l: vectors l, l + 4
+        warp = diagrams.row_readers(1024, self.plan(1024))
+        self.assertEqual([lane for _, lane, _ in warp[:33]], list(range(32)) + [0])
+        block = diagrams.row_readers(1 << 16, self.plan(1 << 16))
+        self.assertEqual(block[256], (0, 0, 0))    # thread 0's second vector of trip 0
+        self.assertEqual(block[1024], (0, 0, 1))   # trip 1 begins after 256 x 4 vectors
+        self.assertEqual(block[-1], (0, 255, 15))
+        split = diagrams.row_readers(1 << 20, diagrams.row_plan(1 << 20, 64, 1024))
+        self.assertEqual(split[(1 << 14) - 1][0], 0)  # block k of the row: vectors [k, k + 1) x 2^14
+        self.assertEqual(split[1 << 14][:2], (1, 0))
+        self.assertEqual(split[-1][0], 15)
+
+
+class TestSegmentRanges(unittest.TestCase):
+    """Chapter 12's warp ranges: equal cost (an element 1, an end end_cost) against equal elements."""
+
+    def check_cover(self, ranges, n):
+        self.assertEqual(ranges[0][0], 0)
+        self.assertEqual(ranges[-1][1], n)
+        for (lo, hi), (next_lo, _) in zip(ranges, ranges[1:]):
+            self.assertLessEqual(lo, hi)
+            self.assertEqual(hi, next_lo)  # contiguous: each begins where the one before ends
+
+    def test_by_hand(self):
+        # Segments of 3, 0 and 1 elements, an end costs 2: the merged list is
+        # e e e E E | E E | e E E (cost 10). Two warps, step 5: the cut at cost 5 falls on
+        # segment 1's end, which lies after element 3.
+        self.assertEqual(diagrams.cost_ranges([3, 0, 1], 2, 2), [(0, 3), (3, 4)])
+        self.assertEqual(diagrams.element_ranges([3, 0, 1], 2), [(0, 2), (2, 4)])
+        # Three warps, step 4: the cut at 4 falls on segment 0's end (after element 3), the cut at 8
+        # on segment 2's (after element 4): the last range holds an end, no element.
+        self.assertEqual(diagrams.cost_ranges([3, 0, 1], 2, 3), [(0, 3), (3, 4), (4, 4)])
+        # An end costs nothing: equal elements again.
+        self.assertEqual(diagrams.cost_ranges([5, 1, 6], 0, 4), diagrams.element_ranges([5, 1, 6], 4))
+
+    def test_contiguous_cover_and_bounded(self):
+        rng = random.Random(12)
+        for _ in range(300):
+            lengths = [rng.choice([0, 0, 1, 2, 3, 5, 40]) for _ in range(rng.randint(1, 30))]
+            n = sum(lengths)
+            if n == 0:
+                continue
+            for cost in (0, 1, 4, 32):
+                for warps in (1, 2, 3, 8, 13):
+                    ranges = diagrams.cost_ranges(lengths, cost, warps)
+                    self.assertEqual(len(ranges), warps)
+                    self.check_cover(ranges, n)
+                    step = -(-(n + cost * len(lengths)) // warps)
+                    for lo, hi in ranges:  # at most a step of elements, plus an end's cost
+                        self.assertLessEqual(hi - lo, step + cost)
+                    self.check_cover(diagrams.element_ranges(lengths, warps), n)
+
+    def test_the_pictures_heavy_tail(self):
+        lengths, warps = diagrams.HEAVY_TAIL_12, 8
+        big = max(range(len(lengths)), key=lambda s: lengths[s])
+        hi = sum(lengths[:big + 1])
+        lo = hi - lengths[big]
+        self.assertEqual(2 * lengths[big], sum(lengths))  # one segment holds half the elements
+
+        def on_big(ranges):
+            return sum(1 for a, b in ranges if a < hi and b > lo)
+
+        equal_cost = diagrams.cost_ranges(lengths, 4, warps)
+        equal_elements = diagrams.element_ranges(lengths, warps)
+        self.assertLess(on_big(equal_cost), on_big(equal_elements))  # the big segment: fewer warps
+        self.assertEqual((on_big(equal_elements), on_big(equal_cost)), (5, 3))
+        worst = lambda ranges: max(diagrams.range_cost(lengths, a, b, 4) for a, b in ranges)  # noqa: E731
+        self.assertLess(worst(equal_cost), worst(equal_elements))  # and the work evened out
+        # range_cost counts every element and every end once over the ranges
+        self.assertEqual(sum(diagrams.range_cost(lengths, a, b, 4) for a, b in equal_cost),
+                         sum(lengths) + 4 * len(lengths))
+
+
 class TestScript(unittest.TestCase):
-    def test_writes_the_three_pictures_the_same_every_time(self):
+    def test_writes_every_picture_the_same_every_time(self):
         out = tempfile.mkdtemp(prefix="diagrams_test_")
         self.addCleanup(shutil.rmtree, out)
         written = []

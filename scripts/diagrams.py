@@ -3,14 +3,23 @@
 
     scripts/diagrams.py [OUT_DIR]
 
-    tree_01_vs_02.png     chapters 01 and 02: which threads of one block add at each step of the
-                          tree, and how many warps still issue instructions for them
-    warp_shuffle_06.png   chapter 06: a warp's five __shfl_down_sync steps, lane 0 ends with the sum
-    fixed_grid_07.png     chapter 07: a fixed grid walking the input's tiles in rounds, then pass 2
+    tree_01_vs_02.png         chapters 01 and 02: which threads of one block add at each step of
+                              the tree, and how many warps still issue instructions for them
+    warp_shuffle_06.png       chapter 06: a warp's five __shfl_down_sync steps, lane 0 ends with
+                              the sum
+    fixed_grid_07.png         chapter 07: a fixed grid walking the input's tiles in rounds, then
+                              pass 2
+    ticket_10.png             chapter 10: blocks store their partials and take acq_rel tickets; the
+                              last reads every partial, and the happens-before edges that allow it
+    batched_mapping_11.png    chapter 11: the row's length picks who reads it: a thread, a group of
+                              lanes, a warp, a block or several blocks per row
+    equal_cost_ranges_12.png  chapter 12: the warps' ranges of equal elements against ranges of
+                              equal cost (an element 1, a segment's end more) over a heavy tail
 
-Every thread, lane, tile and count drawn comes from the index rules of the chapters' reduce.cuh,
-written out below as small functions (the tests in results/test_diagrams.py check them); nothing
-in a picture is typed by hand. Needs matplotlib only; the same inputs give the same files.
+Every thread, lane, tile, range and count drawn comes from the index rules of the chapters' sources
+(reduce.cuh, and 12's segments.cuh), written out below as small functions (the tests in
+results/test_diagrams.py check them); nothing in a picture is typed by hand. Needs matplotlib only;
+the same inputs give the same files.
 """
 
 import os
@@ -20,6 +29,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.colors import to_rgb  # noqa: E402
 from matplotlib.patches import FancyArrowPatch, Patch, Rectangle  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -27,12 +37,16 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "results"))
 from plot import chapter_color  # noqa: E402
 
-FILES = ["tree_01_vs_02.png", "warp_shuffle_06.png", "fixed_grid_07.png"]
+FILES = ["tree_01_vs_02.png", "warp_shuffle_06.png", "fixed_grid_07.png", "ticket_10.png",
+         "batched_mapping_11.png", "equal_cost_ranges_12.png"]
 
 # The real sizes, from the chapters' reduce.cuh.
 BLOCK = 256      # ch01/ch02/ch07 kBlock: threads per block
 WARP = 32        # ch06 kWarp
 UNROLL_07 = 8    # ch07: vectors per thread per tile for an f32 sum (Tuning::kMaxLoads)
+VEC_F32 = 4      # Vec16<float>::kCount: floats in a 16-byte vector
+UNROLL_11 = 4    # ch11 kUnroll: 16-byte loads a lane has in flight in a row's body
+SEGMENT_COST = 32  # ch12 SegmentTuning::kSegmentCost: what a segment's end costs a warp
 
 IDLE = "#f2f2f2"      # a lane with nothing to do
 WASTED = "#d9d9d9"    # a lane that computes a value nobody reads
@@ -140,6 +154,133 @@ def fixed_grid(vectors, grid, block, unroll, tail=0):
     return rounds, owner, tail_owner
 
 
+def ticket_meeting(order):
+    """Chapter 10's ticket, for the blocks 0 .. G-1 of a grid taking their tickets in `order`.
+    Each block stores its partial, then takes ticket = counter.fetch_add(1) (acq_rel): tickets are
+    0, 1, 2, ... in arrival order, and the block whose ticket is G - 1 is the last. It reads every
+    partial, 0 .. G-1 in index order (thread t: partials t, t + 256, ...), whatever the order.
+    Returns (ticket per block, the last block, the partials it reads, the happens-before edges).
+    An edge (a, b): a happens before b, with events ("store", b), ("ticket", b), ("read", i):
+    program order (a block's store is released by its ticket), the counter (each fetch_add reads
+    the value the one before wrote: the last ticket's acquire takes every earlier release with
+    it), and the last block's acquire before its reads (its __syncthreads passes it to every thread)."""
+    blocks = len(order)
+    if sorted(order) != list(range(blocks)):
+        raise ValueError("order must name every block once")
+    ticket = {b: k for k, b in enumerate(order)}
+    last = next(b for b in order if ticket[b] == blocks - 1)
+    reads = list(range(blocks))
+    edges = [(("store", b), ("ticket", b)) for b in range(blocks)]
+    edges += [(("ticket", a), ("ticket", b)) for a, b in zip(order, order[1:])]
+    edges += [(("ticket", last), ("read", i)) for i in reads]
+    return ticket, last, reads, edges
+
+
+def happens_before(edges):
+    """The events each event happens before: the transitive closure of `edges`."""
+    after = {}
+    for a, b in edges:
+        after.setdefault(a, set()).add(b)
+    closure = {}
+    for start in after:
+        seen, todo = set(), [start]
+        while todo:
+            for nxt in after.get(todo.pop(), ()):
+                if nxt not in seen:
+                    seen.add(nxt)
+                    todo.append(nxt)
+        closure[start] = seen
+    return closure
+
+
+def ceil_div(a, b):
+    return -(-a // b)
+
+
+def pow2_at_least(x):
+    """Chapter 11's pow2_at_least: the least power of 2 at or above x, but at most 32 (a warp)."""
+    p = 1
+    while p < x and p < 32:
+        p *= 2
+    return p
+
+
+def row_plan(cols, rows, resident, count=VEC_F32, block=BLOCK, unroll=UNROLL_11):
+    """Chapter 11's plan() for rows of `cols` elements (count of them a 16-byte vector: 4 for f32),
+    the automatic strategy. V = ceil(cols / count) vectors a row: V <= 2 a thread per row; V <= 512
+    a group of lanes = max(2, pow2_at_least(ceil(V / 2))) lanes, at most 32; longer, blocks: as
+    many per row as one wave of `resident` blocks gives the rows, but no more than full trips of
+    block x unroll vectors allow, each a chunk of whole trips; one: block_per_row.
+    Returns (strategy, lanes, split, chunk): lanes, the threads that read one row (or one chunk of
+    it: a block's); split, the blocks a row; chunk, a block's columns (0 for threads and groups)."""
+    V = ceil_div(cols, count)
+    if V <= 2:
+        return "thread_per_row", 1, 1, 0
+    if V <= 512:
+        return "group_per_row", max(2, pow2_at_least(ceil_div(V, 2))), 1, 0
+    most = max(1, V // (block * unroll))            # a full trip each
+    wanted = max(1, resident // max(rows, 1))       # one wave of blocks
+    split = min(most, wanted)
+    trip = block * unroll * count
+    chunk = max(1, ceil_div(ceil_div(cols, split), trip)) * trip
+    split = max(1, ceil_div(cols, chunk))
+    return ("block_per_row" if split == 1 else "blocks_per_row"), block, split, chunk
+
+
+def row_readers(cols, plan, count=VEC_F32, unroll=UNROLL_11):
+    """Who reads each 16-byte vector v of a row (aligned rows), under row_plan's plan:
+    (block of the row, lane, trip). Lane l of a thread's or group's `lanes` reads vectors l,
+    l + lanes, ... (lane_accumulate, rows_aligned); in the block mappings block k of the row takes
+    its chunk, and in it thread t reads vectors t, t + 256, ..., `unroll` of them a trip."""
+    _, lanes, _, chunk = plan
+    per_block = chunk // count if chunk else ceil_div(cols, count)
+    out = []
+    for v in range(ceil_div(cols, count)):
+        k, w = divmod(v, per_block)
+        out.append((k, w % lanes, w // (lanes * unroll)))
+    return out
+
+
+def element_ranges(lengths, warps):
+    """Ranges of equal elements (chapter 12's balanced mapping with kSegmentCost = 0): warp w takes
+    elements [w * step, (w + 1) * step), step = ceil(n / warps), within [0, n)."""
+    n = sum(lengths)
+    step = ceil_div(n, warps)
+    return [(min(n, w * step), min(n, (w + 1) * step)) for w in range(warps)]
+
+
+def cost_ranges(lengths, end_cost, warps):
+    """Chapter 12's ranges of equal cost (warp_cost_bounds, range_cost_step): along the merge of the
+    elements (cost 1 each) and the segments' ends (end_cost each, segment s's right after its last
+    element), range w takes the costs [w * step, (w + 1) * step), step = ceil(total / warps). The
+    bound at cost t: j, the first segment whose end's cost runs past t, and i = t - end_cost * j
+    elements, but no further than segment j's end. Returns each warp's [first, last) elements.
+    Leaves out the kernel's rounding of the bounds down to whole windows (32 lanes x 16 elements),
+    and takes offsets[0] = 0."""
+    ends, e = [], 0
+    for length in lengths:
+        e += length
+        ends.append(e)
+    n, segments = e, len(lengths)
+    step = ceil_div(n + end_cost * segments, warps)
+
+    def bound(t):
+        j = next((s for s in range(segments) if ends[s] + end_cost * (s + 1) > t), segments)
+        return min(t - end_cost * j, ends[j] if j < segments else n)
+
+    return [(bound(w * step), bound((w + 1) * step)) for w in range(warps)]
+
+
+def range_cost(lengths, lo, hi, end_cost):
+    """A range's cost: its elements, plus end_cost for each segment end it holds (an end at e lies
+    in [lo, hi) when lo < e <= hi, or e == lo == 0: empty segments at the very start)."""
+    ends, e = [], 0
+    for length in lengths:
+        e += length
+        ends.append(e)
+    return hi - lo + end_cost * sum(1 for e in ends if lo < e <= hi or e == lo == 0)
+
+
 # ---- Drawing helpers ---------------------------------------------------------------------------
 
 def _cell(ax, x, y, color, text="", w=0.9, h=0.8, fontsize=7, hatch=None, edge=EDGE, textcolor="black"):
@@ -152,6 +293,11 @@ def _cell(ax, x, y, color, text="", w=0.9, h=0.8, fontsize=7, hatch=None, edge=E
 def _bare(ax):
     ax.set_axis_off()
     ax.set_aspect("equal")
+
+
+def _tint(color, white):
+    """color moved a fraction `white` of the way to white."""
+    return tuple(c + (1 - c) * white for c in to_rgb(color))
 
 
 def _save(fig, path):
@@ -359,13 +505,282 @@ def draw_fixed_grid_07(path, grid=4, block=4, unroll=2, extra_vectors=22, tail=3
     _save(fig, path)
 
 
+def _hues(count):
+    """Hues far apart for owners drawn side by side (blocks, threads, groups, warps)."""
+    tab10 = plt.get_cmap("tab10").colors
+    return [tab10[i] for i in (0, 1, 2, 4, 9, 6, 8, 5)][:count]
+
+
+def _pow2_text(x):
+    """x as 2 with a superscript exponent where it is a power of 2 from 1024 up, else in digits."""
+    if x >= 1024 and x & (x - 1) == 0:
+        return "2" + str(x.bit_length() - 1).translate(str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹"))
+    return f"{x:,}"
+
+
+def draw_batched_mapping_11(path, resident=1024, shown=3):
+    """Teaches chapter 11's idea: the shape decides the mapping. For the benchmark's row shapes
+    (L = 8, 32, 1024 and 65536 floats, and 64 rows of 2^20), row_plan gives the strategy and
+    row_readers who reads each 16-byte vector of a row: a thread, a group of lanes, a warp, a block,
+    or several blocks and a ticket. Every bar is one row, drawn the same width whatever its length.
+    The split of the few long rows assumes a GPU holding `resident` blocks at once."""
+    cases = [(8, 2 ** 23), (32, 2 ** 21), (1024, 2 ** 16), (65536, 2 ** 10), (2 ** 20, 64)]
+    bar, pitch = 30.0, 1.0
+    hues = _hues(shown)
+    fig, ax = plt.subplots(figsize=(10, 11.5))
+    ax.set_axis_off()
+    y = 0.0
+    for cols, rows in cases:
+        plan = row_plan(cols, rows, resident)
+        strategy, lanes, split, chunk = plan
+        V = ceil_div(cols, VEC_F32)
+        readers = row_readers(cols, plan)
+        if strategy == "thread_per_row":
+            head = (f"V = {V} ≤ 2 → thread_per_row: a thread reads a whole row",
+                    f"thread r reads the {V} vectors of row r")
+        elif strategy == "group_per_row":
+            rule = f"max(2, pow2 ≥ ⌈{V}/2⌉)" if lanes < WARP else f"min(32, pow2 ≥ ⌈{V}/2⌉)"
+            head = (f"V = {V} ≤ 512 → group_per_row, lanes = {rule} = {lanes}",
+                    f"lane l of a row's group reads vectors l, l + {lanes}, …" +
+                    (f", l + {V - lanes}: {V // lanes} each (a shade a lane)" if V // lanes > 2 else ""))
+        elif strategy == "block_per_row":
+            head = (f"V = {_pow2_text(V)} > 512, rows enough to fill the GPU → block_per_row",
+                    f"thread t of the row's block reads vectors t, t + {BLOCK}, …: {UNROLL_11} in flight a trip "
+                    f"(a shade), {V // (BLOCK * UNROLL_11)} trips")
+        else:
+            head = (f"V = {_pow2_text(V)} > 512, only {rows} rows → blocks_per_row: {split} blocks a row",
+                    f"block k of a row reads its chunk of {_pow2_text(chunk)} floats; the last of the row's "
+                    f"{split} to take its ticket adds the {split} partials")
+        shape = f"L = {_pow2_text(cols)} floats"
+        if lanes == BLOCK:  # the rows count only where blocks share them out
+            shape += f", {_pow2_text(rows)} rows"
+        ax.text(-0.3, y, f"{shape}:  {head[0]}", ha="left",
+                va="center", fontsize=11, fontweight="bold")
+        ax.text(-0.3, y + 0.75, head[1], ha="left", va="center", fontsize=10, color="dimgray")
+        y += 1.7
+        for r in range(shown):
+            hue = hues[r]
+            ax.text(-0.6, y, f"row {r}", ha="right", va="center", fontsize=10)
+            if strategy in ("thread_per_row", "group_per_row") and V <= 16:
+                w = bar / V
+                for v, (_, lane, _) in enumerate(readers):
+                    _cell(ax, (v + 0.5) * w, y, hue, f"t{r * lanes + lane}", w=w, h=0.75, fontsize=9.5,
+                          edge="white", textcolor="white")
+                who = f"thread {r}" if lanes == 1 else f"threads {r * lanes}-{r * lanes + lanes - 1}"
+            elif strategy == "group_per_row":  # too many vectors to name: a shade per lane
+                w = bar / V
+                for v, (_, lane, _) in enumerate(readers):
+                    ax.add_patch(Rectangle((v * w, y - 0.375), w, 0.75, linewidth=0,
+                                           facecolor=_tint(hue, 0.75 * lane / (lanes - 1))))
+                ax.add_patch(Rectangle((0, y - 0.375), bar, 0.75, facecolor="none", edgecolor=EDGE, linewidth=0.6))
+                who = f"warp {r}: lanes 0-{lanes - 1}"
+            else:  # blocks: a cell per chunk (a block), a shade per trip
+                per_block = chunk // VEC_F32
+                trips = ceil_div(per_block, BLOCK * UNROLL_11)
+                w = bar / (split * trips) if split == 1 else bar / split
+                for v in range(0, V, BLOCK * UNROLL_11 if split == 1 else per_block):
+                    k, _, trip = readers[v]
+                    x = (k * trips + trip) * w if split == 1 else k * w
+                    shade = _tint(hue, 0.35 * (trip % 2 if split == 1 else k % 2))
+                    _cell(ax, x + w / 2, y, shade, "" if split == 1 else f"b{r * split + k}", w=w, h=0.75,
+                          fontsize=7.5, edge="white", textcolor="white")
+                who = f"block {r}: {BLOCK} threads" if split == 1 else \
+                    f"blocks {r * split}-{r * split + split - 1}"
+            ax.text(bar + 0.6, y, who, ha="left", va="center", fontsize=10)
+            y += pitch
+        ax.text(-0.6, y - 0.15, "…", ha="right", va="center", fontsize=11)
+        ax.text(0, y - 0.15, f"and so on, {_pow2_text(rows)} rows", ha="left", va="center", fontsize=9.5,
+                color="dimgray")
+        y += 1.3
+    ax.set_xlim(-4.2, bar + 10.5)
+    ax.set_ylim(y - 0.6, -0.8)
+    ax.set_title("11_batched: the row's length decides who reads it (f32, V = ⌈L / 4⌉ 16-byte vectors a row)\n"
+                 "a bar: one row, the same width whatever L; a colour: one owner (thread, group, warp or block)"
+                 + f"\nthe split of the 64 rows assumes a GPU that holds {resident} blocks at once",
+                 fontsize=11.5, loc="left")
+    _save(fig, path)
+
+
+HEAVY_TAIL_12 = [2, 0, 1, 3, 0, 0, 2, 24, 1, 0, 4, 1, 0, 2, 0, 8]  # the picture's segments: one holds half
+
+
+def draw_equal_cost_ranges_12(path, lengths=HEAVY_TAIL_12, end_cost=4, warps=8):
+    """Teaches chapter 12's balanced mapping: the warps' ranges hold equal cost, not equal elements.
+    An element costs 1 and a segment's end end_cost (the kernel: 32, scaled down here with the
+    input); the elements and the ends are laid out as one list and cut every `step` of cost
+    (cost_ranges). Where short segments crowd, a range holds few elements; inside the big segment,
+    many, and fewer warps share it than equal elements would give it."""
+    n, segments = sum(lengths), len(lengths)
+    ends, e = [], 0
+    for length in lengths:
+        e += length
+        ends.append(e)
+    owner = [s for s, length in enumerate(lengths) for _ in range(length)]  # each element's segment
+    big = max(range(segments), key=lambda s: lengths[s])
+    big_lo, big_hi = ends[big] - lengths[big], ends[big]
+    total = n + end_cost * segments
+    step = ceil_div(total, warps)
+    pastel = plt.get_cmap("Pastel1").colors
+    seg_color = [chapter_color("12_segmented", 0) if s == big else pastel[[0, 1, 2, 4, 6][s % 5]]
+                 for s in range(segments)]
+    warp_color = [("#3b4a6b", "#8797b8")[w % 2] for w in range(warps)]
+    scale = n / total  # the merged list drawn over the same width as the elements
+    fig, ax = plt.subplots(figsize=(10, 6.2))
+    ax.set_axis_off()
+    y_el, y_eq, y_cost, y_bal = 0.0, 2.2, 4.6, 6.8
+    # The elements, coloured by segment, and the ends above them (several at one place: stacked).
+    for top, bottom in ((y_el - 1.3, y_eq + 1.25), (y_bal - 0.55, y_bal + 1.25)):  # the big segment's columns
+        ax.add_patch(Rectangle((big_lo, top), big_hi - big_lo, bottom - top, facecolor=_tint(seg_color[big], 0.85),
+                               edgecolor="none", zorder=0))
+    for i, s in enumerate(owner):
+        _cell(ax, i + 0.5, y_el, seg_color[s], w=1.0, h=0.8, edge="white")
+    stacked = {}
+    for s, e in enumerate(ends):
+        k = stacked.get(e, 0)
+        stacked[e] = k + 1
+        ax.plot([e, e], [y_el - 0.45, y_el + 0.45], color="black", linewidth=1.6)
+        ax.plot([e], [y_el - 0.62 - 0.32 * k], marker="v", color="black", markersize=6)
+    ax.text(-0.6, y_el, f"{n} elements,\n{segments} segments", ha="right", va="center", fontsize=10)
+    ax.text(big_lo + (big_hi - big_lo) / 2, y_el, f"segment {big}: {lengths[big]} of the {n} elements",
+            ha="center", va="center", fontsize=10, color="white", fontweight="bold")
+    # Equal elements.
+    rows = ((y_eq, element_ranges(lengths, warps), f"equal elements\n({ceil_div(n, warps)} a warp)"),
+            (y_bal, cost_ranges(lengths, end_cost, warps), f"equal cost\n({step} a warp)"))
+    for y, ranges, label in rows:
+        for w, (lo, hi) in enumerate(ranges):
+            if hi > lo:
+                _cell(ax, (lo + hi) / 2, y, warp_color[w], f"w{w}", w=hi - lo, h=0.8, edge="white",
+                      fontsize=10, textcolor="white")
+                ax.text((lo + hi) / 2, y + 0.62, f"{hi - lo}/{range_cost(lengths, lo, hi, end_cost)}",
+                        ha="center", va="top", fontsize=9, color="dimgray")
+        ax.text(-0.6, y + 0.62, "elements/cost", ha="right", va="top", fontsize=9, color="dimgray")
+        on_big = sum(1 for lo, hi in ranges if lo < big_hi and hi > big_lo)
+        ax.text(-0.6, y, label, ha="right", va="center", fontsize=10)
+        ax.text(n + 0.6, y, f"{on_big} warps\nread segment {big}", ha="left", va="center", fontsize=10,
+                fontweight="bold")
+    # The merged list: each segment's elements (1 each), then its end (end_cost), cut every step.
+    x = 0.0
+    for s, length in enumerate(lengths):
+        for _ in range(length):
+            _cell(ax, x + scale / 2, y_cost, seg_color[s], w=scale, h=0.8, edge="white")
+            x += scale
+        _cell(ax, x + scale * end_cost / 2, y_cost, "#333333", w=scale * end_cost, h=0.8, edge="white")
+        x += scale * end_cost
+    ax.text(-0.6, y_cost, f"the work: an element\ncosts 1, an end {end_cost}", ha="right", va="center",
+            fontsize=10)
+    ax.text(n + 0.6, y_cost, f"cost {total}\n= {n} + {end_cost} × {segments}", ha="left", va="center",
+            fontsize=10)
+    for w, (lo, _) in enumerate(cost_ranges(lengths, end_cost, warps)[1:], 1):
+        ax.plot([w * step * scale] * 2, [y_cost - 0.55, y_cost + 0.55], color="crimson", linewidth=1.8)
+        ax.add_patch(FancyArrowPatch((w * step * scale, y_cost + 0.55), (lo, y_bal - 0.45), arrowstyle="-|>",
+                                     mutation_scale=8, color="crimson", linewidth=1))
+    ax.text(0, y_cost - 0.62, f"cut every {step} = ⌈{total} / {warps} warps⌉ of cost; "
+            "a cut inside an end moves to its segment's last element", ha="left", va="bottom", fontsize=9,
+            color="crimson")
+    ax.set_xlim(-7.5, n + 6.5)
+    ax.set_ylim(y_bal + 1.5, -2.0)
+    ax.legend(handles=[Patch(facecolor=pastel[0], edgecolor=EDGE, label="an element, coloured by its segment"),
+                       plt.Line2D([], [], color="black", marker="v", linewidth=1.6,
+                                  label="a segment's end (stacked: empty segments)"),
+                       Patch(facecolor="#333333", label=f"an end in the work: cost {end_cost}")],
+              loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3, fontsize=9.5, frameon=False)
+    ax.set_title(f"12_segmented, balanced: {warps} warps share a heavy tail, scaled down (an end costs {end_cost} "
+                 f"here, {SEGMENT_COST} in the kernel)\nequal elements: the warps among short segments get their "
+                 "many ends too; equal cost evens the work\nout, and the big segment, cheap for its size, gets "
+                 "fewer warps", fontsize=11.5, loc="left")
+    _save(fig, path)
+
+
+def draw_ticket_10(path, order=(1, 3, 0, 2)):
+    """Teaches chapter 10's meeting through memory: each block stores its partial, then takes a
+    ticket with one acq_rel fetch_add on the counter; the block that draws the last ticket reads
+    every partial. Drawn for 4 blocks arriving in `order` (ticket_meeting), a row per block in
+    that order, time to the right. The happens-before edges: the release orders a block's store
+    before its ticket, each fetch_add reads what the one before it wrote, and the last ticket's
+    acquire orders every partial's store before the last block's reads."""
+    ticket, last, reads, edges = ticket_meeting(list(order))
+    blocks = len(order)
+    hues = _hues(blocks)
+    hb = chapter_color("10_single_pass", 0)
+    fig, ax = plt.subplots(figsize=(10, 6.6))
+    ax.set_axis_off()
+    pitch, y_slots, y_counter = 1.45, -2.9, -1.45
+    row = {b: k * pitch for k, b in enumerate(order)}
+    done = {b: 1.8 + 4.2 * ticket[b] for b in order}        # pass 1 ends: in ticket order
+    store = {b: (done[b], done[b] + 1.9) for b in order}    # [start, end) of each box
+    take = {b: (done[b] + 2.05, done[b] + 4.05) for b in order}
+    mid = lambda span: (span[0] + span[1]) / 2  # noqa: E731
+
+    def box(span, y, color, text, textcolor="white", fontsize=9.5):
+        _cell(ax, mid(span), y, color, text, w=span[1] - span[0], h=0.8, fontsize=fontsize, textcolor=textcolor)
+
+    def arrow(a, b, color=hb, width=1.8, style="-|>", rad=0.0):
+        ax.add_patch(FancyArrowPatch(a, b, arrowstyle=style, mutation_scale=12, color=color, linewidth=width,
+                                     shrinkA=0, shrinkB=0, zorder=4, connectionstyle=f"arc3,rad={rad}"))
+
+    for b in order:
+        y, k = row[b], ticket[b]
+        ax.text(-0.4, y, f"block {b}", ha="right", va="center", fontsize=10.5, color=hues[b], fontweight="bold")
+        box((0, done[b] - 0.15), y, _tint(hues[b], 0.7), "pass 1" if k == 0 else "pass 1: tiles → tree",
+            textcolor="black")
+        box(store[b], y, hues[b], "store\npartial")
+        box(take[b], y, hues[b] if b != last else "black", f"ticket {k}" + ("\n= last" if b == last else ""))
+        # its store goes to its slot; its ticket reads and writes the counter
+        arrow((mid(store[b]), y - 0.4), (mid(store[b]), y_slots + 0.4), color="#888888", width=1)
+        _cell(ax, mid(store[b]), y_slots, _tint(hues[b], 0.3), f"partials[{b}]", w=2.9, h=0.8, fontsize=9.5)
+        arrow((mid(take[b]), y - 0.4), (mid(take[b]), y_counter + 0.4), color="#888888", width=1, style="<|-|>")
+        _cell(ax, mid(take[b]), y_counter, "white", f"{k} → {k + 1}", w=1.6, h=0.8, fontsize=9.5)
+    # The last block: the barrier passes thread 0's acquire on, then every partial in index order.
+    y = row[last]
+    sync = (take[last][1] + 0.15, take[last][1] + 2.15)
+    read = (sync[1] + 0.15, sync[1] + 4.0)
+    result = (read[1] + 0.15, read[1] + 3.7)
+    box(sync, y, "#777777", "__sync-\nthreads()", fontsize=9)
+    box(read, y, "black", "reads partials\n" + " ".join(f"[{i}]" for i in reads))
+    box(result, y, "#777777", "tree → result;\ncounter = 0")
+    top = y_slots - 0.8  # the reads: every slot, gathered above the slots and brought down
+    for b in order:
+        ax.plot([mid(store[b])] * 2, [y_slots - 0.4, top], color="black", linewidth=1)
+    ax.plot([mid(store[order[0]]), mid(read)], [top, top], color="black", linewidth=1)
+    arrow((mid(read), top), (mid(read), y - 0.4), color="black", width=1)
+    ax.text(mid(read) - 0.15, top + 0.1, "the last block reads\nevery slot, in index\norder", ha="right",
+            va="top", fontsize=9.5)
+    # The happens-before edges, as ticket_meeting gives them.
+    for a, b in edges:
+        if a[0] == "store":     # program order, kept by the release: the store before the ticket
+            arrow((mid(store[a[1]]), row[a[1]] + 0.4), (mid(take[a[1]]), row[a[1]] + 0.4), rad=0.45)
+        elif b[0] == "ticket":  # the counter: b's fetch_add reads what a's wrote
+            arrow((mid(take[a[1]]) + 0.8, y_counter), (mid(take[b[1]]) - 0.8, y_counter))
+        elif b[1] == reads[0]:  # the last ticket's acquire, before every read
+            arrow((mid(take[a[1]]), y + 0.4), (mid(read), y + 0.4), rad=0.3)
+    ax.text(mid(take[last]), y + 1.05, "acquire", ha="left", va="center", fontsize=9.5, color=hb)
+    first = order[0]
+    ax.text(mid(store[first]) - 0.5, row[first] + 0.95, "release", ha="left", va="center", fontsize=9.5, color=hb)
+    ax.text(-0.4, y_slots, "memory:\npartials", ha="right", va="center", fontsize=10)
+    ax.text(-0.4, y_counter, "counter", ha="right", va="center", fontsize=10)
+    ax.set_xlim(-2.6, result[1] + 0.2)
+    ax.set_ylim(y + 1.3, top - 0.3)
+    ax.legend(handles=[plt.Line2D([], [], color=hb, linewidth=1.8, marker=">",
+                                  label="happens before: release, the fetch_adds in turn, acquire"),
+                       plt.Line2D([], [], color="#888888", linewidth=1, marker=">",
+                                  label="a store, or a ticket's fetch_add(1)")],
+              loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2, fontsize=9.5, frameon=False)
+    ax.set_title(f"10_single_pass: {blocks} blocks meet through memory "
+                 "(time →; a row per block, in ticket order)\n"
+                 "ticket = counter.fetch_add(1, acq_rel); every block but the last returns after its ticket\n"
+                 "the last ticket's acquire sees every partial stored before an earlier ticket's release\n"
+                 "(the path of partials wider than 4 bytes; 4-byte ones carry a flag in one 8-byte word instead)",
+                 fontsize=11, loc="left")
+    _save(fig, path)
+
 def main(argv):
     out = argv[1] if len(argv) > 1 else os.path.join(ROOT, "docs", "diagrams")
     if len(argv) > 2:
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 2
     os.makedirs(out, exist_ok=True)
-    for name, draw in zip(FILES, (draw_tree_01_vs_02, draw_warp_shuffle_06, draw_fixed_grid_07)):
+    for name, draw in zip(FILES, (draw_tree_01_vs_02, draw_warp_shuffle_06, draw_fixed_grid_07, draw_ticket_10,
+                                  draw_batched_mapping_11, draw_equal_cost_ranges_12)):
         draw(os.path.join(out, name))
     print(f"wrote {', '.join(FILES)} in {out}")
     return 0

@@ -317,8 +317,21 @@ def in_flight_section(latency, points, machine, sm_count):
 
 
 def chart_in_flight(path, latency, points, machine, sm_count):
+    """bytes_in_flight.png: each kernel's bytes in flight per SM against its GB/s, beside the
+    curve Little's law draws with the measured DRAM latency; every point named."""
     plt = plot._pyplot()
-    fig, ax = plt.subplots(figsize=(9, 5.5))
+    fig, ax = plt.subplots(figsize=(10, 6.5))
+    colors = draw_in_flight(ax, latency, points, machine, sm_count)
+    ax.set_xlabel("bytes in flight per SM (KiB), at most: resident threads × the bytes each may request at once")
+    ax.set_ylabel("GB/s (f32 sum, n = 2^28, DRAM)")
+    ax.set_title(f"{machine.gpu}: bandwidth is bytes in flight ÷ latency, until the memory is busy")
+    ax.grid(True, which="both", alpha=0.25)
+    label_in_flight(ax, points, colors)
+    plot._save(fig, path)
+
+
+def draw_in_flight(ax, latency, points, machine, sm_count):
+    """The curve, the roofs and the points of chart_in_flight; returns {chapter: colour}."""
     xs = [2 ** (k / 4) * 1024 for k in range(0, 4 * 12 + 1)]  # 1 KiB ... 4 MiB per SM
     ax.plot([x / 1024 for x in xs], [littles_law_gbps(x, latency["dram_ns"], sm_count, machine.dram_gbps)
                                      for x in xs],
@@ -331,26 +344,27 @@ def chart_in_flight(path, latency, points, machine, sm_count):
             va="top")
     colors = {c: plot.chapter_color(c, 0) for c in {p["chapter"] for p in points}}
     markers = {"03_shared": "s", "05_coarsened": "o", "07_two_pass": "^"}
-    labelled = []  # (log2 KiB, GB/s) of the points named so far: a point close to one is not named
     for chapter in sorted(colors):
         own = [p for p in points if p["chapter"] == chapter]
         ax.scatter([p["per_sm"] / 1024 for p in own], [p["gbps"] for p in own], color=colors[chapter],
                    marker=markers.get(chapter, "D"), s=36, zorder=3, label=chapter)
-        for p in sorted(own, key=lambda p: (p["kernel"] != own[0]["kernel"], p["per_sm"])):
-            x = math.log2(p["per_sm"] / 1024)
-            if any(abs(x - lx) < 0.6 and abs(p["gbps"] - ly) < 150 for lx, ly in labelled):
-                continue
-            labelled.append((x, p["gbps"]))
-            ax.annotate(p["kernel"].replace("reduce_", ""), (p["per_sm"] / 1024, p["gbps"]), fontsize=6,
-                        xytext=(4, -8), textcoords="offset points", color=colors[chapter])
     ax.set_xscale("log", base=2)
-    ax.set_xlabel("bytes in flight per SM (KiB), at most: resident threads × the bytes each may request at once")
-    ax.set_ylabel("GB/s (f32 sum, n = 2^28, DRAM)")
     ax.set_ylim(0, machine.dram_gbps * 1.12)
-    ax.set_title(f"{machine.gpu}: bandwidth is bytes in flight ÷ latency, until the memory is busy")
     ax.legend(fontsize=8, loc="lower right")
-    ax.grid(True, which="both", alpha=0.25)
-    plot._save(fig, path)
+    return colors
+
+
+def label_in_flight(ax, points, colors):
+    """Names every point, none over another label, point, line or text: each at the first free
+    place around its point (plot._place_labels), a leader line back to it where it sits apart.
+    The crowded points go first, so that they take the places nearest them."""
+    def crowd(p):
+        x = math.log2(p["per_sm"])
+        return -sum(abs(x - math.log2(q["per_sm"])) < 1 and abs(p["gbps"] - q["gbps"]) < 400 for q in points)
+    ordered = sorted(points, key=lambda p: (crowd(p), -p["gbps"], p["per_sm"]))
+    return plot._place_labels(ax, [(p["per_sm"] / 1024, p["gbps"], p["kernel"].replace("reduce_", ""),
+                                    colors[p["chapter"]]) for p in ordered],
+                              plot.ring_candidates(), fontsize=6.5)
 
 
 # ---- Profiler tables per chapter ------------------------------------------------------------

@@ -94,14 +94,19 @@ L2_FOOTNOTE = "L2-resident: input no larger than L2, measured hot (larger inputs
 BATCHED_CHART = "batched.png"
 CHARTS = [
     ("bytes_in_flight.png", "Bandwidth against bytes in flight per SM, with Little's law"),
-    ("bandwidth_vs_n.png", "f32 sum bandwidth vs. input size"),
-    ("time_vs_n.png", "f32 sum time per call vs. input size"),
+    ("bandwidth_vs_n.png", "f32 sum bandwidth vs. input size, log scale, with the chapters that "
+                           "reach CUB's bandwidth as multiples of its GB/s on a linear scale"),
+    ("time_vs_n.png", "f32 sum time per call vs. input size: chapters 03, 07 and 10, CUB and an "
+                      "empty kernel, back to back and one call from idle"),
     ("launch_cost.png", "f32 sum time per call at small n: one call and back to back, single pass "
                         "against two passes, CUB and an empty kernel"),
     ("chapters.png", "Bandwidth per chapter at a DRAM-resident size"),
-    ("dtypes.png", "f16, bf16 and f32 sums"),
-    ("dot.png", "Dot products"),
-    (BATCHED_CHART, "f32 sums of many rows, columns or segments at once: bandwidth vs. length"),
+    ("dtypes.png", "f32, f16 and bf16 sums at a DRAM-resident size: each chapter's lead kernel "
+                   "and CUB, a bar per element type"),
+    ("dot.png", "Dot products: chapter 08's steps as multiples of cuBLAS's bandwidth, and its "
+                "lead kernel in f32, f16 and bf16 against CUB, the bf16 drop marked"),
+    (BATCHED_CHART, "f32 sums of many rows, columns or segments at once: bandwidth vs. length, "
+                    "and as a multiple of CUB's segmented reduction"),
 ]
 
 # Sections of tables.md and the READMEs come in this order; anything else follows alphabetically.
@@ -494,8 +499,8 @@ def kernels_of(rows):
 
 
 def series_of(rows):
-    """{(chapter, kernel, dtype): its rows sorted by n}, in kernel_key order (a chart's legend
-    lists 08's steps in the lesson's order)."""
+    """{(chapter, kernel, dtype): its rows sorted by n}, in kernel_key order (a chart draws 08's
+    steps in the lesson's order)."""
     out = {}
     for r in sorted(rows, key=lambda r: r["n"]):
         out.setdefault((r["chapter"], r["kernel"], r["dtype"]), []).append(r)
@@ -701,19 +706,16 @@ def _mix(color, white):
 
 
 def kernel_colors(rows):
-    """One colour per chapter, the same in every chart; a chapter of several lessons (08's steps)
-    shows its earlier kernels in lighter shades of it, its lead kernel in the colour itself. The
-    libraries in black (CUB) and grey (cuBLAS), so the yardstick stands apart from the kernels."""
-    kernels, lessons = kernels_of(rows), lesson_kernels(rows)
+    """One colour per chapter, the same in every chart, for its kernels (dot.png, the one chart
+    of a chapter's several steps, gives the steps before the lead kernel colours of their own:
+    step_colors). The libraries in black (CUB) and grey (cuBLAS), so the yardstick stands apart
+    from the kernels."""
+    kernels = kernels_of(rows)
     colors = {}
     for position, chapter in enumerate(dict.fromkeys(chapter for chapter, _ in kernels)):
-        base = chapter_color(chapter, position)
-        own = [k for k in lessons if k[0] == chapter]
-        for k in kernels:  # a variant (the charts leave them out) takes the chapter's colour
+        for k in kernels:
             if k[0] == chapter and not is_baseline(k[1]):
-                colors[k] = base
-        for i, k in enumerate(own):  # the last lesson, the lead kernel, in the colour itself
-            colors[k] = _mix(base, 0.65 * (len(own) - 1 - i) / max(1, len(own) - 1))
+                colors[k] = chapter_color(chapter, position)
     for k in kernels:
         if is_baseline(k[1]):
             colors[k] = next(c for prefix, c in LIBRARY_COLORS.items() if k[1].startswith(prefix))
@@ -725,7 +727,7 @@ def legend_label(chapter, kernel):
 
 
 def _save(fig, path):
-    # bbox_inches="tight" keeps legends placed outside the axes inside the image.
+    # bbox_inches="tight" keeps the labels placed beside the axes inside the image.
     fig.savefig(path, dpi=130, bbox_inches="tight")
     _pyplot().close(fig)
 
@@ -742,145 +744,650 @@ def _placeholder(path, title, message):
 
 
 
-def _log_bandwidth_axis(ax, rows, machine, title, extra_legend=()):
-    """A bandwidth chart's y axis, title, grid and legend. The axis is logarithmic: small sizes
-    and short rows reach a few GB/s, which a linear axis would draw as zero. The legend explains
-    the marker fill after the series (and any extra (handle, label) pairs)."""
-    plt = _pyplot()
-    ax.set_yscale("log")
-    ax.set_ylim(min(r["gbps"] for r in rows) / 1.5,
-                max([machine.dram_gbps] + [r["gbps"] for r in rows]) * 2.2)
-    ax.set_ylabel("achieved bandwidth (GB/s, 10⁹ bytes/s, log scale)")
-    ax.set_title(title)
-    ax.grid(True, which="major", alpha=0.3)
-    handles, labels = ax.get_legend_handles_labels()
-    handles += [plt.Line2D([], [], color="gray", marker="o", linestyle="none"),
-                plt.Line2D([], [], color="gray", marker="o", markerfacecolor="white",
-                           linestyle="none")]
-    labels += ["filled marker: measured cold (input larger than L2)",
-               "hollow marker: L2-resident, measured hot"]
-    for handle, label in extra_legend:
-        handles.append(handle)
-        labels.append(label)
-    ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8.5,
-              frameon=False)
+# ---- Chart furniture: axes, roofs, direct labels --------------------------------------------
+
+ROOFS = (("dram_gbps", "theoretical DRAM", "firebrick", "--", "bottom"),
+         ("copy_gbps", "measured device-to-device copy", "darkgreen", ":", "top"))
 
 
-def _bandwidth_roofs(ax, machine):
+def _bandwidth_roofs(ax, machine, label=True):
     """Horizontal lines for the theoretical DRAM bandwidth and the measured copy bandwidth,
-    labelled on the line itself so the reader needs no legend lookup."""
+    labelled on the line itself so the reader needs no legend lookup (label=False: later, by
+    _label_roofs, once the series are drawn)."""
     # The higher line is labelled above itself, the lower below: the two never overlap.
-    for gbps, what, color, style, side in (
-            (machine.dram_gbps, "theoretical DRAM", "firebrick", "--", "bottom"),
-            (machine.copy_gbps, "measured device-to-device copy", "darkgreen", ":", "top")):
+    for field, what, color, style, side in ROOFS:
+        gbps = getattr(machine, field)
         ax.axhline(gbps, color=color, linestyle=style, linewidth=1.3)
-        ax.text(0.01, gbps, f"{what}: {gbps:.0f} GB/s", transform=ax.get_yaxis_transform(),
-                color=color, fontsize=9, ha="left", va=side)
+        if label:
+            ax.text(0.01, gbps, f"{what}: {gbps:.0f} GB/s", transform=ax.get_yaxis_transform(),
+                    color=color, fontsize=9, ha="left", va=side)
 
 
-def _log2_n_axis(ax, ns, plt):
-    """The x axis of n, log2, a tick at every measured size ns (sorted)."""
+def _label_roofs(ax, machine, ends=None):
+    """The roofs' labels, each on its own side of its line (DRAM above, copy below), placed by
+    _label_on_line: call it once the series and the axes' limits are drawn. ends: as there."""
+    for field, what, color, _, side in ROOFS:
+        gbps = getattr(machine, field)
+        _label_on_line(ax, gbps, f"{what}: {gbps:.0f} GB/s", color, (side,), ends=ends)
+
+
+def _label_on_line(ax, y, text, color, sides=("bottom", "top"), fontsize=9, ends=None):
+    """A horizontal line's label, at y on the side(s) given ('bottom': above the line), at the
+    first of a few places along it, left to right, where it crosses no series' line, marker or
+    other text (else where it crosses least). Where every place crosses something and ends (a
+    list of _end_labels items) is given, the label goes there instead: at the line's right end,
+    beside the axes. Returns the label, None when it went to ends."""
+    fig = ax.figure
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    boxes, points = _label_obstacles(ax, renderer, True)
+    best = None
+    for x in (0.01, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8):
+        for side in sides:
+            label = ax.text(x, y, text, transform=ax.get_yaxis_transform(), color=color,
+                            fontsize=fontsize, ha="left", va=side,
+                            bbox=dict(facecolor="white", edgecolor="none", alpha=0.7, pad=0.5))
+            cost = _cost(label.get_window_extent(renderer).extents, boxes, points, [])
+            if best is None or cost < best[0]:
+                if best:
+                    best[1].remove()
+                best = (cost, label)
+            else:
+                label.remove()
+            if cost < 0.5:
+                return label
+    if ends is not None:
+        best[1].remove()
+        ends.append((ax.get_xlim()[1], y, text, color))
+        return None
+    return best[1]
+
+
+def _log2_n_axis(ax, ns, plt, min_gap=0.6):
+    """The x axis of n (or a length), log2, a tick at the measured sizes ns (sorted): powers of two
+    first, then any other size at least min_gap (in powers of two) from every tick, so that no
+    two labels collide (a mean length of 34 beside 2^5 gets none: the tables have it)."""
     ax.set_xscale("log", base=2)
-    ticks = ns
+    ticks = list(ns)
     while len(ticks) > 14:  # keep tick labels legible on long sweeps
         ticks = ticks[::2]
-    ax.set_xticks(ticks)
-    ax.set_xticklabels([pow2_label(n, tex=True) for n in ticks])
+    chosen = []
+    for n in sorted(ticks, key=lambda n: (n & (n - 1) != 0, n)):
+        if all(abs(math.log2(n) - math.log2(c)) >= min_gap for c in chosen):
+            chosen.append(n)
+    chosen.sort()
+    ax.set_xticks(chosen)
+    ax.set_xticklabels([pow2_label(n, tex=True) for n in chosen])
     ax.xaxis.set_minor_locator(plt.NullLocator())
 
 
-def _bandwidth_chart(path, title, series, machine, what, empty, note=""):
-    """GB/s vs n on a log2 axis. series: [(label, rows sorted by n, color, linestyle, marker)];
-    without any, a placeholder saying `empty`."""
-    if not series:
-        return _placeholder(path, title, empty)
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(11, 6))
-    for label, rows, color, style, marker in series:
-        ax.plot([r["n"] for r in rows], [r["gbps"] for r in rows], color=color, linestyle=style,
-                marker=marker, markersize=5, linewidth=1.6, label=label)
-        l2 = [r for r in rows if r["l2_resident"]]  # L2-resident points: hollow markers
-        if l2:
-            ax.plot([r["n"] for r in l2], [r["gbps"] for r in l2], linestyle="none",
-                    marker=marker, markersize=5, color=color, markerfacecolor="white")
-    all_rows = [r for s in series for r in s[1]]
-    ns = sorted({r["n"] for r in all_rows})
-    _log2_n_axis(ax, ns, plt)
-    ax.set_xlim(ns[0] / 1.5, ns[-1] * 1.5)
-    ax.set_xlabel(f"n ({what}, log scale)")
-    _bandwidth_roofs(ax, machine)
-
-    # Where the input fills L2 exactly: a vertical line per element size (f16 fills it at twice
-    # the n of f32). Input bytes per element come from the data: bytes counts the input once
-    # (both vectors of a dot product) plus a few bytes of output.
+def _l2_marks(ax, series, machine, band=True, text=True):
+    """Where the input fills L2 exactly: a vertical line per element size (f16 fills it at twice
+    the n of f32). Input bytes per element come from the data: bytes counts the input once (both
+    vectors of a dot product) plus a few bytes of output. With a single element size, a light
+    band also covers the sizes counted L2-resident (input no larger than L2, measured hot)."""
     element_sizes = {}
-    for _, rows, *_ in series:
+    for rows in series:
         r = max(rows, key=lambda r: r["n"])
         dtypes = element_sizes.setdefault(round(r["bytes"] / r["n"]), [])
         dtypes += sorted({r["dtype"] for r in rows} - set(dtypes))
     marks = sorted((machine.l2_bytes / size, dtypes) for size, dtypes in element_sizes.items())
     for i, (n_l2, dtypes) in enumerate(marks):
         ax.axvline(n_l2, color="slategray", linestyle="-.", linewidth=1.2)
+        if not text:
+            continue
         # Labels sit horizontally at the top. With several lines the first label goes left of
         # its line, the next right of its own, and every further pair a row lower: no overlaps.
         suffix = f" ({'/'.join(dtypes)})" if len(marks) > 1 else ""
         left = len(marks) > 1 and i % 2 == 0
-        ax.text(n_l2, 0.985 - 0.045 * (i // 2), f" {machine.l2_label}{suffix} ",
+        ax.text(n_l2, 0.985 - 0.06 * (i // 2), f" {machine.l2_label}{suffix} ",
                 transform=ax.get_xaxis_transform(), ha="right" if left else "left", va="top",
                 fontsize=9, color="slategray")
-    # With a single element size, a light band also covers the sizes counted L2-resident
-    # (input no larger than L2, measured hot): points there measure L2, not DRAM.
-    if len(marks) == 1:
+    if band and len(marks) == 1:
         ax.axvspan(ax.get_xlim()[0], marks[0][0], color="gold", alpha=0.10, linewidth=0)
+    return marks
 
-    extra = ([(plt.Rectangle((0, 0), 1, 1, color="gold", alpha=0.25), "inputs no larger than L2")]
-             if len(marks) == 1 else [])
-    _log_bandwidth_axis(ax, all_rows, machine, title + note, extra)
-    _save(fig, path)
+
+def _marker_note(ax, gold=False):
+    """What a marker's fill says, written in the chart (it replaces two legend entries), in the
+    first corner of the axes where it covers no series, marker or text: call it once the series
+    and the axes' limits are drawn."""
+    text = "hollow markers: L2-resident, measured hot; filled: larger than L2, measured cold"
+    if gold:
+        text += "\ngold: inputs no larger than L2"
+    fig = ax.figure
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    boxes, points = _label_obstacles(ax, renderer, True)
+    best = None
+    for x, y, ha, va in ((0.99, 0.03, "right", "bottom"), (0.01, 0.86, "left", "top"),
+                         (0.01, 0.03, "left", "bottom"), (0.99, 0.86, "right", "top"),
+                         (0.5, 0.03, "center", "bottom"), (0.5, 0.86, "center", "top")):
+        note = ax.text(x, y, text, transform=ax.transAxes, ha=ha, va=va, fontsize=8, color="dimgray",
+                       bbox=dict(facecolor="white", edgecolor="none", alpha=0.85, pad=1.5))
+        cost = _cost(note.get_window_extent(renderer).extents, boxes, points, [])
+        if best is None or cost < best[0]:
+            if best:
+                best[1].remove()
+            best = (cost, note)
+        else:
+            note.remove()
+        if cost < 0.5:
+            break
+    return best[1]
+
+
+def _plot_series(ax, x, y, rows, color, style="-", marker="o", label=None, linewidth=1.6,
+                 markersize=5):
+    """One line of a chart, its L2-resident points hollow (the same rows' l2_resident)."""
+    ax.plot(x, y, color=color, linestyle=style, marker=marker, markersize=markersize,
+            linewidth=linewidth, label=label)
+    hollow = [(a, b) for a, b, r in zip(x, y, rows) if r["l2_resident"]]
+    if hollow:
+        ax.plot(*zip(*hollow), linestyle="none", marker=marker, markersize=markersize,
+                color=color, markerfacecolor="white")
+
+
+def _log_gbps_axis(ax, rows, machine, ylabel=True):
+    """A bandwidth panel's y axis: logarithmic, since small sizes and short rows reach a few GB/s,
+    which a linear axis would draw as zero; room above for the roofs' labels."""
+    ax.set_yscale("log")
+    ax.set_ylim(min(r["gbps"] for r in rows) / 1.5,
+                max([machine.dram_gbps] + [r["gbps"] for r in rows]) * 2.2)
+    if ylabel:
+        ax.set_ylabel("achieved bandwidth (GB/s, 10⁹ bytes/s, log scale)")
+    ax.grid(True, which="major", alpha=0.3)
+
+
+def series_count(ax):
+    """The series a panel draws: its labelled lines, bars and bands (what a legend would list).
+    Roofs, floors, L2 marks and hollow markers are unlabelled furniture."""
+    import matplotlib.container
+    artists = (ax.get_lines() + ax.collections
+               + [c for c in ax.containers if isinstance(c, matplotlib.container.BarContainer)])
+    return len({a.get_label() for a in artists if a.get_label() and not a.get_label().startswith("_")})
+
+
+# Direct labels: a series is named by text beside it, not by a legend. A line's label sits right
+# of its last point (_end_labels: labels that would overlap stack in the order of their points);
+# a point's label sits at the first of a list of candidate offsets around it where it covers no
+# other label, marker, text or legend, nor a series' line (_place_labels). One moved off its
+# anchor gets a thin leader line back to it. DIRECT_LABEL is the gid the tests find them by.
+DIRECT_LABEL = "direct_label"
+LABEL_BOX = dict(boxstyle="square,pad=0.15", facecolor="white", edgecolor="none", alpha=0.85)
+
+
+def ring_candidates(radii=(5, 11, 18, 26, 36, 48, 62, 78, 96, 116, 138),
+                    angles=(0, -25, 25, -50, 50, 180, -155, 155, -90, 90, -130, 130)):
+    """Around a point: right first, then the other sides, further out ring by ring."""
+    out = []
+    for r in radii:
+        for a in angles:
+            dx, dy = r * math.cos(math.radians(a)), r * math.sin(math.radians(a))
+            ha = "left" if dx > 0.3 * r else "right" if dx < -0.3 * r else "center"
+            out.append((dx, dy, ha))
+    return out
+
+
+def _label_obstacles(ax, renderer, avoid_lines):
+    """What a label must not cover, in display pixels: boxes (markers, texts, the legend) and
+    points sampled every few pixels along the lines."""
+    import numpy as np
+    from matplotlib.collections import PathCollection
+    px = ax.figure.dpi / 72
+    boxes, points = [], []
+    for line in ax.get_lines():
+        if not line.get_visible():
+            continue
+        xy = line.get_transform().transform(np.asarray(line.get_xydata(), dtype=float))
+        xy = xy[np.isfinite(xy).all(axis=1)]
+        if line.get_marker() not in (None, "", " ", "None", "none"):
+            r = line.get_markersize() * px / 2 + 1
+            boxes += [(x - r, y - r, x + r, y + r) for x, y in xy]
+        if (avoid_lines and not line.get_label().startswith("_") and len(xy) > 1
+                and line.get_linestyle() not in ("None", "", " ", "none")):
+            for a, b in zip(xy[:-1], xy[1:]):
+                steps = max(1, int(np.hypot(*(b - a)) / 3))
+                points.append(a + (b - a) * np.linspace(0, 1, steps + 1)[:, None])
+    for coll in ax.collections:
+        if isinstance(coll, PathCollection) and len(coll.get_offsets()):  # a scatter's points
+            xy = coll.get_offset_transform().transform(coll.get_offsets())
+            r = math.sqrt(max(coll.get_sizes())) * px / 2 + 1
+            boxes += [(x - r, y - r, x + r, y + r) for x, y in xy]
+    boxes += [tuple(t.get_window_extent(renderer).extents) for t in ax.texts]
+    if ax.get_legend():
+        boxes.append(tuple(ax.get_legend().get_window_extent(renderer).extents))
+    return (np.array(boxes, dtype=float).reshape(-1, 4),
+            np.concatenate(points) if points else np.zeros((0, 2)))
+
+
+def _overlap(box, boxes):
+    """The area box shares with each of boxes (an (n, 4) array of x0, y0, x1, y1), summed."""
+    import numpy as np
+    if not len(boxes):
+        return 0.0
+    w = np.minimum(box[2], boxes[:, 2]) - np.maximum(box[0], boxes[:, 0])
+    h = np.minimum(box[3], boxes[:, 3]) - np.maximum(box[1], boxes[:, 1])
+    return float((np.clip(w, 0, None) * np.clip(h, 0, None)).sum())
+
+
+def _cost(box, boxes, points, taken):
+    """How much a label's box (display pixels) covers: labels placed before (taken) weigh most,
+    then markers and texts (boxes), then the points sampled along the lines."""
+    import numpy as np
+    cost = 50 * _overlap(box, np.array(taken, dtype=float).reshape(-1, 4)) + 10 * _overlap(box, boxes)
+    if len(points):
+        cost += 20 * int(((points[:, 0] > box[0]) & (points[:, 0] < box[2])
+                          & (points[:, 1] > box[1]) & (points[:, 1] < box[3])).sum())
+    return cost
+
+
+def _place_labels(ax, items, candidates, inside=True, avoid_lines=True, taken=None,
+                  fontsize=8.5, leader=9, arrowstyle="-"):
+    """Direct labels, items [(x, y, text, color)] in data coordinates, placed in that order, each
+    at the first candidate (dx, dy, ha), offsets in points, that overlaps nothing (else the least
+    overlapping); a label off its anchor gets a leader line, which crosses no label or marker
+    where a place allows. inside: the labels stay within the axes; avoid_lines: nor do they cross
+    a series' line (a labelled one: roofs and floors are labelled on themselves). taken: boxes
+    (display pixels) of labels placed before, in this axes or another one of the figure; the
+    new ones are appended."""
+    import numpy as np
+    if not items:
+        return []
+    fig = ax.figure
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    px = fig.dpi / 72
+    boxes, points = _label_obstacles(ax, renderer, avoid_lines)
+    taken = [] if taken is None else taken
+    frame = ax.get_window_extent(renderer).extents
+    pad = 0.15 * fontsize * px
+    placed = []
+    leaders = np.zeros((0, 2))  # points along the leader lines drawn so far
+
+    def leader_points(box, anchor):
+        """Points every 3 pixels along a leader, from the box's center (where matplotlib starts
+        it) to the anchor, those outside the box."""
+        center = np.array([(box[0] + box[2]) / 2, (box[1] + box[3]) / 2])
+        steps = max(2, int(np.hypot(*(anchor - center)) / 3))
+        line = center + (anchor - center) * np.linspace(0, 1, steps)[:, None]
+        return line[~((line[:, 0] >= box[0]) & (line[:, 0] <= box[2])
+                      & (line[:, 1] >= box[1]) & (line[:, 1] <= box[3]))]
+
+    for x, y, text, color in items:
+        probe = fig.text(0, 0, text, fontsize=fontsize)
+        extent = probe.get_window_extent(renderer)
+        probe.remove()
+        w, h = extent.width + 2 * pad, extent.height + 2 * pad
+        ax_x, ax_y = ax.transData.transform((x, y))
+        best = None
+        for dx, dy, ha in candidates:
+            cx, cy = ax_x + dx * px, ax_y + dy * px
+            x0 = cx - pad if ha == "left" else cx - w + pad if ha == "right" else cx - w / 2
+            box = (x0, cy - h / 2, x0 + w, cy + h / 2)
+            cost = _cost(box, boxes, np.concatenate([points, leaders]), taken)
+            if math.hypot(dx, dy) > leader:  # its leader: across no label or marker
+                line = leader_points(box, np.array([ax_x, ax_y]))[:-2]
+                for other in taken + [tuple(b) for b in boxes]:
+                    cost += 20 * int(((line[:, 0] > other[0]) & (line[:, 0] < other[2])
+                                      & (line[:, 1] > other[1]) & (line[:, 1] < other[3])).sum())
+            if inside:
+                clipped = (max(box[0], frame[0]), max(box[1], frame[1]),
+                           min(box[2], frame[2]), min(box[3], frame[3]))
+                outside = w * h - max(0, clipped[2] - clipped[0]) * max(0, clipped[3] - clipped[1])
+                cost += 50 * outside if outside > 0.5 else 0  # not a rounding error's sliver
+            if best is None or cost < best[0]:
+                best = (cost, dx, dy, ha, box)
+            if cost < 0.5:
+                break
+        _, dx, dy, ha, box = best
+        far = math.hypot(dx, dy) > leader
+        label = ax.annotate(text, (x, y), xytext=(dx, dy), textcoords="offset points", ha=ha,
+                            va="center", fontsize=fontsize, color=color, bbox=LABEL_BOX,
+                            annotation_clip=False, zorder=6, gid=DIRECT_LABEL,
+                            arrowprops=dict(arrowstyle=arrowstyle, color=color, linewidth=0.7,
+                                            shrinkA=0, shrinkB=3) if far else None)
+        taken.append(box)
+        if far:
+            leaders = np.concatenate([leaders, leader_points(box, np.array([ax_x, ax_y]))])
+        placed.append(label)
+    return placed
+
+
+def _end_labels(ax, items, fontsize=8.5, gap=1.0):
+    """Direct labels at the ends of lines, items [(x, y, text, color)] in data coordinates: each
+    right of its line's last point, level with it where it overlaps no other label. Labels that
+    would overlap stack in the order of their points, as close to them as they fit, each with a
+    leader line back to its point, so that no two leaders cross; a stack stays beside its axes."""
+    if not items:
+        return []
+    fig = ax.figure
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    px = fig.dpi / 72
+    pad = 0.15 * fontsize * px
+    sizes = []
+    for _, _, text, _ in items:
+        probe = fig.text(0, 0, text, fontsize=fontsize)
+        extent = probe.get_window_extent(renderer)
+        probe.remove()
+        sizes.append((extent.width + 2 * pad, extent.height + 2 * pad))
+    anchors = [ax.transData.transform((x, y)) for x, y, _, _ in items]
+    near, far = 6, 16  # points right of the line's end: level, stacked
+    # Columns: the labels whose boxes could share some x; each column stacks on its own.
+    spans = [(a[0] + near * px - pad, a[0] + far * px + w) for a, (w, _) in zip(anchors, sizes)]
+    column = list(range(len(items)))
+    for i in range(len(items)):
+        for j in range(i):
+            if spans[i][0] < spans[j][1] and spans[j][0] < spans[i][1]:
+                old, new = column[i], column[j]
+                column = [new if c == old else c for c in column]
+    frame = ax.get_window_extent(renderer).extents
+    centers = [a[1] for a in anchors]
+    alone = [True] * len(items)  # in a cluster of its own: not stacked with another label
+    cluster_of = list(range(len(items)))
+
+    def stack(cluster):
+        """A cluster's label centers, stacked upward in its order, as near their points as fits."""
+        rel, top = [], 0.0
+        for i in cluster:
+            rel.append(top + sizes[i][1] / 2)
+            top += sizes[i][1] + gap
+        total = top - gap
+        bottom = sum(anchors[i][1] - r for i, r in zip(cluster, rel)) / len(cluster)
+        bottom = min(max(bottom, frame[1] - 20 * px), frame[3] + 20 * px - total)
+        return [bottom + r for r in rel], bottom, bottom + total
+
+    for c in set(column):
+        clusters = []
+        for i in sorted((i for i in range(len(items)) if column[i] == c), key=lambda i: anchors[i][1]):
+            clusters.append([i])
+            while len(clusters) > 1 and stack(clusters[-2])[2] + gap > stack(clusters[-1])[1]:
+                clusters[-2:] = [clusters[-2] + clusters[-1]]
+        for cluster in clusters:
+            for i, y in zip(cluster, stack(cluster)[0]):
+                centers[i] = y
+                alone[i] = len(cluster) == 1
+                cluster_of[i] = cluster[0]
+    # A label not stacked with another that crosses a series' line or marker where it sits
+    # moves up or down, the least it must, with a leader line, clear of the other labels.
+    boxes, points = _label_obstacles(ax, renderer, True)
+
+    def box(i, center, dx):
+        x0 = anchors[i][0] + dx * px - pad
+        return (x0, center - sizes[i][1] / 2, x0 + sizes[i][0], center + sizes[i][1] / 2)
+    for i in range(len(items)):
+        others = [box(j, centers[j], far) for j in range(len(items)) if j != i]
+        if not alone[i] or _cost(box(i, centers[i], near), boxes, points, others) == 0:
+            continue
+        for step in range(1, 9):
+            found = [y for y in (anchors[i][1] - step * sizes[i][1] / 2,
+                                 anchors[i][1] + step * sizes[i][1] / 2)
+                     if _cost(box(i, y, far), boxes, points, others) == 0]
+            if found:
+                centers[i] = found[0]
+                break
+    labels = []
+    shifted = [abs(centers[i] - anchors[i][1]) > 1.5 for i in range(len(items))]
+    for c in set(cluster_of):
+        members = [i for i in range(len(items)) if cluster_of[i] == c]
+        moved = any(shifted[i] for i in members)  # a stack's labels line up, all with leaders
+        for i in members:
+            x, y, text, color = items[i]
+            shift = shifted[i]
+            labels.append(ax.annotate(
+                text, (x, y), xytext=(far if moved else near, (centers[i] - anchors[i][1]) / px),
+                textcoords="offset points", ha="left", va="center", fontsize=fontsize,
+                color=color, bbox=LABEL_BOX, annotation_clip=False, zorder=6, gid=DIRECT_LABEL,
+                arrowprops=dict(arrowstyle="-", color=color, linewidth=0.7, shrinkA=0, shrinkB=3)
+                if shift or moved else None))
+    return labels
+
+
+def direct_labels(ax):
+    """The direct labels of a panel (the tests read them)."""
+    return [t for t in ax.texts if t.get_gid() == DIRECT_LABEL]
+
+
+def _chapter_numbers(chapters):
+    """['05_coarsened', '06_warp_shuffle', '07_two_pass', '10_single_pass'] -> '05–07 and 10':
+    the chapters' numbers, three or more in a row as a range."""
+    numbers = [c.split("_", 1)[0] for c in chapters]
+    runs = []
+    for n in numbers:
+        if runs and n.isdigit() and runs[-1][-1].isdigit() and int(n) == int(runs[-1][-1]) + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    parts = [f"{r[0]}–{r[-1]}" if len(r) >= 3 else ", ".join(r) for r in runs]
+    text = ", ".join(parts)
+    if ", " in text:
+        head, _, tail = text.rpartition(", ")
+        text = f"{head} and {tail}"
+    return text
+
+
+def _group_names(chapters):
+    """Chapters as a title names them, in chapter order: the lessons by number
+    (_chapter_numbers), the library's chapter as CUB, last."""
+    lessons = sorted(c for c in chapters if c != CUB_CHAPTER)
+    names = [_chapter_numbers(lessons)] if lessons else []
+    names += ["CUB"] if CUB_CHAPTER in chapters else []
+    text = " and ".join(names) if len(names) < 2 or " and " not in names[0] else \
+        names[0].replace(" and ", ", ") + " and CUB"
+    return ("chapter " if len(lessons) == 1 else "chapters " if lessons else "") + text
+
+
+def short_label(chapter, kernel):
+    """A direct label: a lesson by its chapter, a library call by its name."""
+    return f"{kernel} (baseline)" if is_baseline(kernel) else chapter
 
 
 # Line style and marker per element type, where one chart shows several: a kernel keeps its
-# colour, the line style and marker tell its element types apart.
+# colour, the line style and marker tell its element types apart. Where the element type is what
+# a chart compares (dtypes.png's bars, dot.png's lower panel), it has a colour of its own.
 DTYPE_STYLE = {"f32": ("-", "o"), "f16": ("--", "s"), "bf16": (":", "^")}
+DTYPE_COLORS = {"f32": "#3a5f8f", "f16": "#e08214", "bf16": "#1b9e77"}
+# A lesson at no less than this fraction of CUB's GB/s at the DRAM size is "at CUB's bandwidth":
+# bandwidth_vs_n.png draws those as one band on its log axis and each apart in its × CUB panel.
+CLOSE_TO_CUB = 0.9
+BAND_COLOR, BAND_TEXT = "#9c8fd0", "#5a4a9e"
+
+
+def cub_ratios(rows, op="sum", dtype="f32"):
+    """{(chapter, kernel): {n: its GB/s ÷ the baseline's GB/s at the same n}} for the lessons in
+    rows, computed from the two rows' GB/s; empty where the baseline has no rows."""
+    base = baseline_for(op, dtype)
+    cub = {r["n"]: r["gbps"] for r in select(rows, op, dtype) if (r["chapter"], r["kernel"]) == base}
+    out = {}
+    for r in sort_rows(select(rows, op, dtype)):
+        if not is_baseline(r["kernel"]) and r["n"] in cub:
+            out.setdefault((r["chapter"], r["kernel"]), {})[r["n"]] = r["gbps"] / cub[r["n"]]
+    return out
+
+
+def near_cub(rows, n):
+    """The f32 sum lessons at n, (chapter, kernel, × CUB) each, in two lists: those at no less
+    than CLOSE_TO_CUB of CUB's GB/s, and the others."""
+    at = [(ch, k, ratios[n]) for (ch, k), ratios in cub_ratios(rows).items() if n in ratios]
+    return [a for a in at if a[2] >= CLOSE_TO_CUB], [a for a in at if a[2] < CLOSE_TO_CUB]
+
+
+def _span(values, fmt="{:.2f}"):
+    """'0.13–0.40' (one value alone: '0.13')."""
+    lo, hi = fmt.format(min(values)), fmt.format(max(values))
+    return lo if lo == hi else f"{lo}–{hi}"
+
+
+def cub_message(rows, n):
+    """The f32 sum's story at n in one line: which chapters run at CUB's bandwidth, which below."""
+    close, far = near_cub(rows, n)
+    parts = [f"{_group_names([c for c, _, _ in group])} {'at' if i else 'run at'} "
+             f"{_span([r for _, _, r in group])}× CUB"
+             for i, group in enumerate(g for g in (close, far) if g)]
+    return f"f32 sum at n = {pow2_label(n)}: " + ", ".join(parts) if parts else "f32 sum"
+
+
+def _suptitle(fig, text):
+    """A figure's title, one message, just above its top panel's own title."""
+    fig.subplots_adjust(top=1 - 0.7 / fig.get_figheight())
+    fig.suptitle(text, y=1 - 0.12 / fig.get_figheight(), va="top")
+
+
+def _finish_n_axis(ax, ns, plt, what):
+    """An x axis of n: log2, a tick at the measured sizes, half a power of two of room each side."""
+    _log2_n_axis(ax, ns, plt)
+    ax.set_xlim(ns[0] / 1.5, ns[-1] * 1.5)
+    ax.set_xlabel(f"n ({what}, log scale)")
 
 
 def chart_bandwidth_vs_n(rows, machine, colors, path):
-    series = [(legend_label(ch, k), rs, colors[ch, k], "--" if is_baseline(k) else "-", "o")
-              for (ch, k, _), rs in series_of(select(rows, "sum", "f32")).items()]
-    _bandwidth_chart(path, f"f32 sum: bandwidth vs. input size ({machine.gpu})", series, machine,
-                     "f32 elements", "No f32 sum rows in bench.csv.")
+    """GB/s of the f32 sums against n. The upper panel, log-log, draws the chapters below CUB's
+    bandwidth and CUB itself, and those at it (CLOSE_TO_CUB at the DRAM size) as one band, where
+    a log axis would merge their lines anyway; the lower panel, linear, draws each of those as a
+    multiple of CUB's GB/s at the same n, where their differences show."""
+    part = select(rows, "sum", "f32")
+    if not part:
+        return _placeholder(path, f"f32 sum: bandwidth vs. input size ({machine.gpu})",
+                            "No f32 sum rows in bench.csv.")
+    plt = _pyplot()
+    series = {(ch, k): rs for (ch, k, _), rs in series_of(part).items()}
+    n_dram, _ = pick_dram_n(part)
+    close, _ = near_cub(part, n_dram)
+    grouped = [(ch, k) for ch, k, _ in close] if len(close) >= 2 else []
+    ratios = cub_ratios(part)
+    ns = sorted({r["n"] for r in part})
+    if grouped:
+        fig, (ax, ratio_ax) = plt.subplots(2, 1, figsize=(11, 10), sharex=True,
+                                           gridspec_kw=dict(height_ratios=[3, 2], hspace=0.14))
+    else:
+        fig, ax = plt.subplots(figsize=(11, 6.5))
+    _suptitle(fig, f"{cub_message(part, n_dram)} ({machine.gpu})")  # before the labels: it
+    # moves the axes, and the labels are placed in pixels
+    ends = []
+    for (ch, k), rs in series.items():
+        if (ch, k) in grouped:
+            continue
+        _plot_series(ax, [r["n"] for r in rs], [r["gbps"] for r in rs], rs, colors[ch, k],
+                     "--" if is_baseline(k) else "-", label=legend_label(ch, k))
+        ends.append((rs[-1]["n"], rs[-1]["gbps"], short_label(ch, k), colors[ch, k]))
+    if grouped:
+        gbps = {key: {r["n"]: r["gbps"] for r in series[key]} for key in grouped}
+        band_ns = [n for n in ns if all(n in gbps[key] for key in grouped)]
+        lo = [min(gbps[key][n] for key in grouped) for n in band_ns]
+        hi = [max(gbps[key][n] for key in grouped) for n in band_ns]
+        numbers = _chapter_numbers([ch for ch, _ in grouped])
+        ax.fill_between(band_ns, lo, hi, color=BAND_COLOR, alpha=0.35, linewidth=0,
+                        label=f"chapters {numbers}")
+        for edge in (lo, hi):
+            ax.plot(band_ns, edge, color=BAND_COLOR, linewidth=0.8)
+        ends.append((band_ns[-1], math.sqrt(lo[-1] * hi[-1]), f"{numbers}: × CUB below",
+                     BAND_TEXT))
+    _finish_n_axis(ax, ns, plt, "f32 elements")
+    if grouped:
+        ax.set_xlabel("")
+    _bandwidth_roofs(ax, machine, label=False)
+    _log_gbps_axis(ax, part, machine)
+    marks = _l2_marks(ax, list(series.values()), machine)
+    _marker_note(ax, gold=len(marks) == 1)
+    ax.set_title("GB/s against n, log scales", fontsize=10.5)
+    _label_roofs(ax, machine, ends)
+    _end_labels(ax, ends)
+    if grouped:
+        ratio_ends = []
+        for key in grouped:
+            rs = [r for r in series[key] if r["n"] in ratios.get(key, {})]
+            ys = [ratios[key][r["n"]] for r in rs]
+            _plot_series(ratio_ax, [r["n"] for r in rs], ys, rs, colors[key],
+                         label=legend_label(*key))
+            ratio_ends.append((rs[-1]["n"], ys[-1], short_label(*key), colors[key]))
+        base = baseline_for("sum", "f32")[1]
+        ratio_ax.axhline(1.0, color=LIBRARY_COLORS["cub_"], linestyle="--", linewidth=1.3)
+        values = [v for key in grouped for v in ratios.get(key, {}).values()] + [1.0]
+        span = max(values) - min(values) or 0.1
+        ratio_ax.set_ylim(min(values) - 0.08 * span, max(values) + 0.12 * span)
+        ratio_ax.set_ylabel(f"× CUB: GB/s ÷ {base}'s at the same n (linear)")
+        ratio_ax.grid(True, which="major", alpha=0.3)
+        _l2_marks(ratio_ax, [series[key] for key in grouped], machine, text=False)
+        ratio_ax.set_xlim(ns[0] / 1.5, ns[-1] * 1.5)
+        ratio_ax.set_title(f"chapters {_chapter_numbers([ch for ch, _ in grouped])} against "
+                           f"CUB, linear: where the log axis above merges them", fontsize=10.5)
+        ratio_ax.set_xlabel("n (f32 elements, log scale)")
+        _label_on_line(ratio_ax, 1.0, f"CUB ({base}) = 1", LIBRARY_COLORS["cub_"], ends=ratio_ends)
+        _end_labels(ratio_ax, ratio_ends)
+    _save(fig, path)
+
+
+# time_vs_n.png draws these chapters' lead kernels, CUB and the empty kernel: 03's tree in shared
+# memory (a launch per pass until one value is left), 07's two passes and 10's single pass.
+TIME_CHAPTERS = ("03_shared", TWO_PASS_CHAPTER, SINGLE_PASS_CHAPTER)
+
+
+def flat_time_limit(series):
+    """The largest n up to which every kernel's time per call stays within twice its time at
+    its smallest n: where launches, not bytes, set the time. series: {key: rows sorted by n}."""
+    limits = []
+    for rs in series.values():
+        first = rs[0]["time_us"]
+        n = rs[0]["n"]
+        for r in rs[1:]:
+            if r["time_us"] > 2 * first:
+                break
+            n = r["n"]
+        limits.append(n)
+    return min(limits)
 
 
 def chart_time_vs_n(rows, machine, colors, path):
-    """Time per call of the f32 sums against n, log-log: back to back (solid) and one call from
-    idle (dotted, the host's dispatch included). Where the two part, the host sets the time."""
-    title = f"f32 sum: time per call vs. input size ({machine.gpu})"
-    series = series_of(select(rows, "sum", "f32"))
+    """Time per call of the f32 sums against n, log-log, for TIME_CHAPTERS, CUB and the empty
+    kernel (floor.csv beside bench.csv): back to back (solid) and one call from idle (dotted,
+    the host's dispatch included). Where the two part, the host sets the time."""
+    part = select(rows, "sum", "f32")
+    leads = dict(lesson_kernels(part))
+    kernels = [(ch, leads[ch]) for ch in TIME_CHAPTERS if ch in leads] + [baseline_for("sum", "f32")]
+    series = {(ch, k): rs for (ch, k, _), rs in series_of(part).items() if (ch, k) in kernels}
     if not series:
-        return _placeholder(path, title, "No f32 sum rows in bench.csv.")
+        return _placeholder(path, f"f32 sum: time per call vs. input size ({machine.gpu})",
+                            "No f32 sum rows in bench.csv.")
+    floor = read_floor(os.path.dirname(os.path.abspath(path)))
     plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(11, 6))
-    for (ch, k, _), rs in series.items():
+    fig, ax = plt.subplots(figsize=(11, 6.5))
+    ends = []
+    for (ch, k), rs in series.items():
         ax.plot([r["n"] for r in rs], [r["time_us"] for r in rs], color=colors[ch, k], marker="o",
-                markersize=4, linewidth=1.6, label=legend_label(ch, k))
+                markersize=4, linewidth=1.6, linestyle="--" if is_baseline(k) else "-",
+                label=legend_label(ch, k))
         timed = [r for r in rs if r["latency_us"]]
         ax.plot([r["n"] for r in timed], [r["latency_us"] for r in timed], color=colors[ch, k],
-                linestyle=":", linewidth=1.2)
-    _log2_n_axis(ax, sorted({r["n"] for rs in series.values() for r in rs}), plt)
+                linestyle=":", linewidth=1.2, label="_one call from idle")
+        ends.append((rs[-1]["n"], rs[-1]["time_us"], short_label(ch, k), colors[ch, k]))
+    if floor:
+        for field, style, what, side in (("time_us", "-", "back to back", "top"),
+                                         ("latency_us", ":", "one call from idle", "bottom")):
+            if floor[field]:
+                ax.axhline(floor[field], color="dimgray", linestyle=style, linewidth=1.2,
+                           label="empty kernel" if field == "time_us" else "_empty kernel, one call")
+                ax.text(0.99, floor[field], f"empty kernel, {what}: {floor[field]:.2f} µs",
+                        transform=ax.get_yaxis_transform(), ha="right", va=side, fontsize=8.5,
+                        color="dimgray")
+    ns = sorted({r["n"] for rs in series.values() for r in rs})
+    _finish_n_axis(ax, ns, plt, "f32 elements")
     ax.set_yscale("log")
     n_l2 = machine.l2_bytes / 4
     ax.axvline(n_l2, color="slategray", linestyle="-.", linewidth=1.2)
     ax.text(n_l2, 0.985, f" {machine.l2_label} ", transform=ax.get_xaxis_transform(), ha="left",
             va="top", fontsize=9, color="slategray")
-    ax.set_xlabel("n (f32 elements, log scale)")
     ax.set_ylabel("time per call (µs, log scale)")
-    ax.set_title(title)
     ax.grid(True, which="major", alpha=0.3)
-    handles, labels = ax.get_legend_handles_labels()
-    handles += [plt.Line2D([], [], color="gray"), plt.Line2D([], [], color="gray", linestyle=":")]
-    labels += ["solid: back to back (steady state)", "dotted: one call from idle, host dispatch included"]
-    ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8.5,
-              frameon=False)
+    ax.legend([plt.Line2D([], [], color="gray"), plt.Line2D([], [], color="gray", linestyle=":")],
+              ["solid (CUB dashed): back to back, the steady state",
+               "dotted: one call from idle, host dispatch included"],
+              loc="upper left", fontsize=8.5, frameon=False)
+    flat = flat_time_limit(series)
+    times = [r["time_us"] for rs in series.values() for r in rs if r["n"] <= flat]
+    ax.set_title(f"f32 sum: up to n = {pow2_label(flat)} a call takes {_span(times, '{:.1f}')} µs "
+                 f"whatever n; launches, not bytes, set the time ({machine.gpu})")
+    _end_labels(ax, ends)
     _save(fig, path)
 
 
@@ -945,48 +1452,258 @@ def chart_launch_cost(rows, machine, colors, path):
     _save(fig, path)
 
 
-def chart_dtypes(rows, machine, colors, path):
-    """f16/bf16/f32 sums of the chapters that have half-precision rows."""
+def split_at_largest_gap(items):
+    """items [(name, value)] sorted by value, high first, cut where neighbouring values lie
+    furthest apart: ([high ones], [low ones]); one group if there is a single item."""
+    items = sorted(items, key=lambda item: -item[1])
+    if len(items) < 2:
+        return items, []
+    gaps = [a[1] - b[1] for a, b in zip(items, items[1:])]
+    cut = gaps.index(max(gaps)) + 1
+    return items[:cut], items[cut:]
+
+
+def dtype_groups(rows):
+    """dtypes.png's bars: per chapter with f16 or bf16 sum rows, at one size (pick_dram_n of
+    those rows), {dtype: row} of its lead kernel (a library chapter: the baseline of each dtype,
+    cub_sum for f32, cub_transform_reduce for f16 and bf16). Returns (n, note, [(chapter,
+    {dtype: row})])."""
     sums = [r for r in select(rows, "sum") if r["dtype"] in DTYPE_STYLE]
-    chapters = {r["chapter"] for r in sums if r["dtype"] != "f32"}
-    part = [r for r in sums if r["chapter"] in chapters]
-    series = [(f"{ch}: {k}, {dt}", rs, colors[ch, k], *DTYPE_STYLE[dt])
-              for (ch, k, dt), rs in series_of(part).items()]
-    _bandwidth_chart(path, f"Sums by element type: bandwidth vs. input size ({machine.gpu})",
-                     series, machine, "elements",
-                     "No f16 or bf16 sum rows in bench.csv: nothing to compare across element types.")
+    halves = [r for r in sums if r["dtype"] != "f32"]
+    if not halves:
+        return None, None, []
+    n, note = pick_dram_n(halves)
+    at = {(r["chapter"], r["kernel"], r["dtype"]): r for r in sums if r["n"] == n}
+    leads = dict(lesson_kernels(halves))
+    groups = []
+    for chapter in dict.fromkeys(r["chapter"] for r in sort_rows(halves)):
+        def kernel(dtype):
+            if chapter in leads:
+                return leads[chapter]
+            base_chapter, base = baseline_for("sum", dtype)
+            return base if base_chapter == chapter else None
+        bars = {dt: at.get((chapter, kernel(dt), dt)) for dt in DTYPE_STYLE}
+        bars = {dt: r for dt, r in bars.items() if r}
+        if bars:
+            groups.append((chapter, bars))
+    return n, note, groups
 
 
-# A chapter's steps before its lead kernel (08's first three) come in lighter shades of its
-# colour; a marker of their own tells them apart. The line style still says the element type.
+def chart_dtypes(rows, machine, colors, path):
+    """Sums by element type at one DRAM size: per chapter with f16 or bf16 rows, its lead
+    kernel's GB/s (CUB: its baseline call per type), a bar per element type, each 16-bit bar
+    marked with its GB/s as a multiple of the same kernel's f32 GB/s."""
+    n, note, groups = dtype_groups(rows)
+    if not groups:
+        return _placeholder(path, f"Sums by element type ({machine.gpu})",
+                            "No f16 or bf16 sum rows in bench.csv: nothing to compare across "
+                            "element types.")
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(max(8, 1.25 * len(groups) + 3), 6.5))
+    dtypes = [dt for dt in DTYPE_STYLE if any(dt in bars for _, bars in groups)]
+    width = 0.8 / len(dtypes)
+    top = max([machine.dram_gbps] + [r["gbps"] for _, bars in groups for r in bars.values()]) * 1.12
+    keeps = []  # (chapter, the smaller 16-bit GB/s ÷ f32's)
+    for i, dt in enumerate(dtypes):
+        drawn = [(g, bars[dt], bars) for g, (_, bars) in enumerate(groups) if dt in bars]
+        xs = [g + (i - (len(dtypes) - 1) / 2) * width for g, _, _ in drawn]
+        patches = ax.bar(xs, [r["gbps"] for _, r, _ in drawn], width, color=DTYPE_COLORS[dt],
+                         edgecolor="black", linewidth=0.5, label=dt)
+        for patch, (_, r, bars) in zip(patches, drawn):
+            if is_baseline(r["kernel"]):
+                patch.set_hatch("//")
+            text = dt
+            if dt != "f32" and "f32" in bars:
+                text += f"  {r['gbps'] / bars['f32']['gbps']:.2f}× f32"
+            inside = r["gbps"] > 0.3 * top
+            y = r["gbps"] - 0.015 * top if inside else r["gbps"] + 0.01 * top
+            ax.text(patch.get_x() + width / 2, y, text, rotation=90, ha="center",
+                    va="top" if inside else "bottom", fontsize=8,
+                    color="white" if inside else "black", fontweight="bold" if inside else None,
+                    bbox=dict(facecolor=DTYPE_COLORS[dt], edgecolor="none", pad=0.6) if inside else None)
+    for chapter, bars in groups:
+        ratios = [r["gbps"] / bars["f32"]["gbps"] for dt, r in bars.items()
+                  if dt != "f32" and "f32" in bars]
+        if ratios:
+            keeps.append((chapter, min(ratios)))
+    ax.set_xticks(range(len(groups)))
+    ax.set_xticklabels([f"{chapter}\n" + " / ".join(dict.fromkeys(r["kernel"] for r in bars.values()))
+                        for chapter, bars in groups], rotation=25, ha="right", fontsize=8.5)
+    _bandwidth_roofs(ax, machine)
+    ax.set_ylim(0, top)
+    ax.set_xlim(-0.6, len(groups) - 0.4)
+    ax.set_ylabel("achieved bandwidth (GB/s, 10⁹ bytes/s, linear)")
+    ax.grid(True, axis="y", alpha=0.3)
+    story = [f"{_group_names([c for c, _ in g])} {'keep' if i == 0 else 'only'} "
+             f"{_span([v for _, v in g])}×" + (" their f32 GB/s" if i == 0 else "")
+             for i, g in enumerate(g for g in split_at_largest_gap(keeps) if g)]
+    ax.set_title(f"Sums at n = {pow2_label(n)} in f16 and bf16: {', '.join(story)} "
+                 f"({machine.gpu})" + (f"\n{note}" if note else ""), fontsize=11)
+    ax.text(0.99, 0.985, "hatched: the library (CUB)", transform=ax.transAxes, ha="right", va="top",
+            fontsize=8.5, color="dimgray")
+    _save(fig, path)
+
+
+# A chapter's steps before its lead kernel (08's first three) each take a colour of their own,
+# far from the chapter's (which its lead kernel keeps) and from each other, and a marker of their
+# own.
+STEP_COLORS = ["#17becf", "#bcbd22", "#ff7f0e", "#d62728", "#1f77b4"]
 STEP_MARKERS = ["D", "v", "P", "X", "*"]
 
 
 def step_markers(rows):
     """{(chapter, kernel): marker} for every lesson kernel before its chapter's lead kernel."""
+    return {k: STEP_MARKERS[i % len(STEP_MARKERS)] for k, i in _earlier_steps(rows).items()}
+
+
+def step_colors(rows, colors):
+    """{(chapter, kernel): colour} of every lesson kernel: the lead in its chapter's colour (from
+    colors), each step before it in a distinct colour of STEP_COLORS."""
+    out = {k: colors[k] for k in lesson_kernels(rows)}
+    out.update({k: STEP_COLORS[i % len(STEP_COLORS)] for k, i in _earlier_steps(rows).items()})
+    return out
+
+
+def _earlier_steps(rows):
+    """{(chapter, kernel): its index among its chapter's steps} for each step before the lead."""
     lessons = lesson_kernels(rows)
-    markers = {}
+    out = {}
     for chapter in dict.fromkeys(c for c, _ in lessons):
-        earlier = [k for k in lessons if k[0] == chapter][:-1]
-        markers.update({k: STEP_MARKERS[i % len(STEP_MARKERS)] for i, k in enumerate(earlier)})
-    return markers
+        out.update({k: i for i, k in enumerate([k for k in lessons if k[0] == chapter][:-1])})
+    return out
+
+
+def bf16_drop(lead_rows):
+    """Where a lead kernel's bf16 dot product falls furthest below its f16 one (else below its
+    baseline), among sizes larger than L2 if any: (bf16 row, × f16 or None, × baseline or None),
+    or None without bf16 rows."""
+    by = {(r["dtype"], r["n"]): r for r in lead_rows}
+    bf16 = [r for r in lead_rows if r["dtype"] == "bf16"]
+    if not bf16:
+        return None
+    candidates = [r for r in bf16 if not r["l2_resident"]] or bf16
+
+    def against_f16(r):
+        f16 = by.get(("f16", r["n"]))
+        return r["gbps"] / f16["gbps"] if f16 else None
+    row = min(candidates, key=lambda r: (against_f16(r) or 0, r["ratio_to_cub"] or 0, r["n"]))
+    return row, against_f16(row), row["ratio_to_cub"]
+
+
+def dot_story(series, lessons, lead):
+    """dot.png's message: how far 08's steps climb against the f32 baseline at the DRAM size,
+    and where its lead kernel's bf16 dot product drops (bf16_drop), both from the rows."""
+    story = []
+    base = baseline_for("dot", "f32")
+    base_at = {r["n"]: r["gbps"] for r in series.get(base + ("f32",), [])}
+    f32 = [r for k in lessons for r in series.get(k + ("f32",), [])]
+    if f32 and base_at:
+        n, _ = pick_dram_n(f32)
+        at = [r["gbps"] / base_at[n] for k in lessons for r in series.get(k + ("f32",), [])
+              if r["n"] == n and n in base_at]
+        if len(at) >= 2:
+            story.append(f"08's steps climb from {at[0]:.2f}× to {max(at):.2f}× {base[1]} at "
+                         f"n = {pow2_label(n)}")
+    drop = bf16_drop([r for key, rs in series.items() if lead and key[:2] == lead for r in rs])
+    if drop and drop[1]:
+        story.append(f"with bf16 inputs {lead[1]} falls to {drop[1]:.2f}× its f16 GB/s")
+    return "; ".join(story) or "bandwidth vs. input size", drop
 
 
 def chart_dot(rows, machine, colors, path):
+    """Dot products against n, log2. Upper panel, f32: chapter 08's steps, each in a colour of
+    its own, as multiples of the f32 baseline's GB/s (cuBLAS) at the same n, linear: on a log
+    axis of GB/s the steps merge near the top. Lower panel, GB/s on a log axis: the lead kernel
+    in every element type against the library in the 16-bit ones (CUB), the bf16 drop marked."""
     part = select(rows, "dot")
-    several = len({r["dtype"] for r in part}) > 1
-    markers = step_markers(part)
-    series = []
-    for (ch, k, dt), rs in series_of(part).items():
-        style, marker = DTYPE_STYLE.get(dt, ("-", "o"))
-        series.append((legend_label(ch, k) + (f", {dt}" if several else ""), rs, colors[ch, k],
-                       style, markers.get((ch, k), marker)))
-    _bandwidth_chart(path, f"Dot products: bandwidth vs. input size ({machine.gpu})", series,
-                     machine, "elements per vector", "No dot-product rows in bench.csv.",
-                     note="; bytes count both input vectors")
+    if not part:
+        return _placeholder(path, f"Dot products ({machine.gpu})", "No dot-product rows in bench.csv.")
+    plt = _pyplot()
+    lessons = lesson_kernels(part)
+    lead = lessons[-1] if lessons else None
+    own, markers, series = step_colors(part, colors), step_markers(part), series_of(part)
+    base32 = baseline_for("dot", "f32")
+    base_at = {r["n"]: r for r in series.get(base32 + ("f32",), [])}
+    upper = [(key, [r for r in rs if r["n"] in base_at]) for key, rs in series.items()
+             if key[2] == "f32" and key[:2] in own]
+    upper = [(key, rs) for key, rs in upper if rs]
+    halves = [dt for dt in DTYPE_STYLE if dt != "f32" and any(r["dtype"] == dt for r in part)]
+    lower = ([(key, rs) for key, rs in series.items() if key[:2] == lead]
+             + [(key, rs) for key, rs in series.items()
+                if key[2] in halves and key[:2] == baseline_for("dot", key[2])])
+    panels = [p for p in (upper, lower if halves else []) if p]
+    fig, axes = plt.subplots(len(panels), 1, figsize=(11, 5.2 * len(panels) + 0.6), sharex=True,
+                             squeeze=False, gridspec_kw=dict(hspace=0.16))
+    axes = list(axes[:, 0])
+    story, drop = dot_story(series, lessons, lead)
+    _suptitle(fig, f"Dot products: {story} ({machine.gpu})")
+    ns = sorted({r["n"] for r in part})
+    _log2_n_axis(axes[-1], ns, plt)
+    for ax, panel in zip(axes, panels):
+        ends = []
+        for (ch, k, dt), rs in panel:
+            if panel is upper:
+                color, style, marker, text = own[ch, k], "-", markers.get((ch, k), "o"), k
+                ys = [r["gbps"] / base_at[r["n"]]["gbps"] for r in rs]
+            else:
+                color = DTYPE_COLORS.get(dt, "black")
+                style, marker = "--" if is_baseline(k) else "-", DTYPE_STYLE.get(dt, ("-", "o"))[1]
+                text = f"{k}, {dt}" + (" (baseline)" if is_baseline(k) else "")
+                ys = [r["gbps"] for r in rs]
+            _plot_series(ax, [r["n"] for r in rs], ys, rs, color, style, marker,
+                         label=f"{legend_label(ch, k)}, {dt}")
+            ends.append((rs[-1]["n"], ys[-1], text, color))
+        ax.set_xlim(ns[0] / 1.5, ns[-1] * 1.5)
+        if panel is upper:
+            values = [y for line in ax.get_lines() for y in line.get_ydata()] + [1.0]
+            span = max(values) - min(values) or 0.1
+            ax.set_ylim(min(values) - 0.08 * span, max(values) + 0.12 * span)
+            ax.axhline(1.0, color=LIBRARY_COLORS["cublas_"], linestyle="--", linewidth=1.3)
+            ax.set_ylabel(f"× {base32[1]}: GB/s ÷ its GB/s\nat the same n (linear)")
+            ax.grid(True, which="major", alpha=0.3)
+            marks = _l2_marks(ax, [rs for _, rs in panel], machine)
+            ax.set_title(f"f32: chapter 08's steps against {base32[1]}, linear", fontsize=10.5)
+            _label_on_line(ax, 1.0, f"{base32[1]} (baseline) = 1", LIBRARY_COLORS["cublas_"], ends=ends)
+        else:
+            _bandwidth_roofs(ax, machine, label=False)
+            _log_gbps_axis(ax, [r for _, rs in panel for r in rs], machine)
+            marks = _l2_marks(ax, [rs for _, rs in panel], machine)
+            ax.set_title(f"{lead[1] if lead else 'the lead kernel'} by element type against the "
+                         f"library: GB/s, log scale", fontsize=10.5)
+            _label_roofs(ax, machine, ends)
+        _marker_note(ax, gold=len(marks) == 1)
+        _end_labels(ax, ends)
+        if panel is not upper and drop:
+            row, f16, cub = drop
+            against = [f"{v:.2f}× {what}" for v, what in ((f16, "f16"), (cub, "CUB")) if v]
+            what = "bf16 drop" if min(v for v in (f16, cub, 1.0) if v) < 0.95 else "bf16"
+            text = (f"{what}: {row['gbps']:.0f} GB/s at n = {pow2_label(row['n'])}"
+                    + (f"\n{', '.join(against)}" if against else ""))
+            label, = _place_labels(ax, [(row["n"], row["gbps"], text, DTYPE_COLORS["bf16"])],
+                                   ring_candidates(radii=(40, 55, 70, 90),
+                                                   angles=(-120, -150, -90, -60, 180, 150)),
+                                   fontsize=9, arrowstyle="->")
+            label.set_fontweight("bold")
+    axes[-1].set_xlabel("n (elements per vector, log scale; bytes count both vectors)")
+    _save(fig, path)
+
+
+def chapters_message(rows, n):
+    """chapters.png's story: the share of the DRAM peak the chapters at CUB's bandwidth reach
+    (near_cub), against CUB's own."""
+    close, _ = near_cub(rows, n)
+    at = {(r["chapter"], r["kernel"]): r for r in rows if r["n"] == n}
+    cub = at.get(baseline_for("sum", "f32"))
+    if not close:
+        return f"f32 sum per chapter at n = {pow2_label(n)}"
+    pct = [at[ch, k]["pct_peak"] for ch, k, _ in close]
+    return (f"f32 sum at n = {pow2_label(n)}: {_group_names([ch for ch, _, _ in close])} reach "
+            f"{_span(pct, '{:.1f}')}% of the DRAM peak" + (f", CUB {cub['pct_peak']:.1f}%" if cub else ""))
 
 
 def chart_chapters(rows, machine, colors, path):
+    """Bars of the f32 sums at the DRAM size, chapter by chapter and CUB, each marked with its %
+    of the DRAM peak and its ratio to CUB: inside a tall bar, above a short one."""
     part = select(rows, "sum", "f32")
     if not part:
         return _placeholder(path, f"Chapters ({machine.gpu})", "No f32 sum rows in bench.csv.")
@@ -997,73 +1714,145 @@ def chart_chapters(rows, machine, colors, path):
     xs = range(len(bars))
     drawn = ax.bar(xs, [r["gbps"] for r in bars], edgecolor="black", linewidth=0.6,
                    color=[colors[r["chapter"], r["kernel"]] for r in bars])
+    top = max([machine.dram_gbps] + [r["gbps"] for r in bars]) * 1.12
     for bar, r in zip(drawn, bars):
         if is_baseline(r["kernel"]):
             bar.set_hatch("//")
             bar.set_facecolor("lightgray")
-        ratio = f"{r['ratio_to_cub']:.2f}x CUB" if r["ratio_to_cub"] is not None else "no CUB row"
+        ratio = f"{r['ratio_to_cub']:.2f}× CUB" if r["ratio_to_cub"] is not None else "no CUB row"
         text = f"{r['pct_peak']:.1f}% of peak\n{ratio}" + ("\nL2-resident" if r["l2_resident"] else "")
-        # A white box keeps the label legible where it crosses the roof lines.
-        ax.annotate(text, (bar.get_x() + bar.get_width() / 2, bar.get_height()),
-                    xytext=(0, 3), textcoords="offset points", ha="center", va="bottom",
-                    fontsize=8.5, bbox=dict(facecolor="white", edgecolor="none", alpha=0.85, pad=1))
+        # Halfway up a tall bar, clear of the roof lines, on the bar's own colour; above a
+        # short one.
+        inside = r["gbps"] > 0.4 * top
+        face = bar.get_facecolor()
+        dark = sum(face[:3]) < 1.8
+        ax.annotate(text, (bar.get_x() + bar.get_width() / 2, bar.get_height() / (2 if inside else 1)),
+                    xytext=(0, 0 if inside else 3), textcoords="offset points", ha="center",
+                    va="center" if inside else "bottom", fontsize=8.5,
+                    color="white" if inside and dark else "black",
+                    bbox=dict(facecolor=face if inside else "white", edgecolor="none", pad=1))
     ax.set_xticks(list(xs))
     ax.set_xticklabels([f"{r['chapter']}\n{r['kernel']}" for r in bars], rotation=30,
                        ha="right", fontsize=8.5)
     _bandwidth_roofs(ax, machine)
-    ax.set_ylim(0, max([machine.dram_gbps] + [r["gbps"] for r in bars]) * 1.22)
+    ax.set_ylim(0, top)
     ax.set_ylabel("achieved bandwidth (GB/s, 10⁹ bytes/s)")
-    ax.set_title(f"f32 sum per chapter at n = {pow2_label(n)} ({binary_size(n * 4)} of f32) "
-                 f"({machine.gpu})" + (f"\n{note}" if note else ""))
+    ax.set_title(f"{chapters_message(part, n)} ({binary_size(n * 4)} of f32, {machine.gpu})"
+                 + (f"\n{note}" if note else ""))
     ax.grid(True, axis="y", alpha=0.3)
     _save(fig, path)
 
 
-# The batched chart: a colour per layout, CUB in its black; a marker per layout (heavy-tailed
-# segments their own), and a line style per kind: the lessons solid, CUB dashed, heavy-tailed
-# segments dash-dotted.
+# The batched chart: a colour per layout, a marker per layout (heavy-tailed segments their own),
+# the heavy-tailed segments dash-dotted; CUB is the line at 1 of the lower panel.
 LAYOUT_COLORS = {"rows": "#1f77b4", "columns": "#ff7f0e", "segments": "#2ca02c"}
 LAYOUT_MARKERS = {"rows": "o", "columns": "s", "segments": "^"}
 
 
-def chart_batched(rows, machine, path):
-    """GB/s of the batched f32 sums against L, the length of a row or column or the segments'
-    mean length, log2: the lessons' kernels (segments of uniform and heavy-tailed lengths apart)
-    and CUB's segmented reduction, under the DRAM and copy bandwidths. The variants are in the
-    tables. A kernel measured at several shapes of one length is drawn at the largest n."""
-    title = f"Batched f32 sums: bandwidth vs. length ({machine.gpu})"
-    series = {}
+def batched_lines(rows):
+    """The batched chart's lines: {(layout index, heavy, kernel): rows sorted by length} of the
+    lessons' f32 sums (chapters 11 and 12; no variant, no library), one point per length, the
+    largest n where several shapes share it."""
+    lines = {}
     for r in sorted(select(rows, "sum", "f32"), key=lambda r: (r["length"], -r["n"])):
-        if not r["variant_of"]:
-            heavy = bool(r["params"].get("heavy"))
-            line = series.setdefault((is_baseline(r["kernel"]), LAYOUTS.index(r["layout"]), heavy,
-                                      r["kernel"]), [])
+        if not r["variant_of"] and not is_baseline(r["kernel"]):
+            line = lines.setdefault((LAYOUTS.index(r["layout"]), bool(r["params"].get("heavy")),
+                                     r["kernel"]), [])
             if not line or line[-1]["length"] != r["length"]:
                 line.append(r)
-    if not series:
-        return _placeholder(path, title, "No batched f32 sum rows in bench.csv.")
+    return dict(sorted(lines.items()))
+
+
+def batched_cub_ratios(line, rows):
+    """[(row, its GB/s ÷ CUB's segmented reduction's at the same shape)] for the points of line
+    that CUB measured (none for columns: CUB has no column reduction)."""
+    cub = {batched_key(r): r["gbps"] for r in rows if r["kernel"] == BATCHED_BASELINE}
+    return [(r, r["gbps"] / cub[batched_key(r)]) for r in line if batched_key(r) in cub]
+
+
+def batched_label(line):
+    r = line[0]
+    shape = f", {distribution(r)}" if r["layout"] == "segments" else ""
+    return f"{r['kernel']}{shape}"
+
+
+def _ratio_span(values):
+    """'1.01–139': ratios with three significant digits."""
+    return _span(values, "{:.3g}")
+
+
+def chart_batched(rows, machine, path):
+    """The batched f32 sums (chapters 11 and 12) against L, the length of a row or column or the
+    segments' mean length, log2. Upper panel: the lessons' GB/s on a linear axis (they all run
+    near the DRAM bandwidth, which a log axis would squash into one band), with the roofs. Lower
+    panel: each as a multiple of CUB's segmented reduction at the same shape, log (rows and
+    segments; CUB has no column reduction). The variants are in the tables."""
+    lines = batched_lines(rows)
+    if not lines:
+        return _placeholder(path, f"Batched f32 sums ({machine.gpu})",
+                            "No batched f32 sum rows in bench.csv.")
     plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(11, 6))
-    for (baseline, _, heavy, kernel), line in sorted(series.items()):
-        layout = line[0]["layout"]
-        color = LIBRARY_COLORS["cub_"] if baseline else LAYOUT_COLORS[layout]
-        style = "-." if heavy else "--" if baseline else "-"
-        marker = "v" if heavy else LAYOUT_MARKERS[layout]
-        shape = f"segments of {distribution(line[0])} lengths" if layout == "segments" else layout
-        label = f"{kernel}, {shape}" + (" (baseline)" if baseline else "")
-        ax.plot([r["length"] for r in line], [r["gbps"] for r in line], color=color,
-                linestyle=style, marker=marker, markersize=5, linewidth=1.6, label=label)
-        l2 = [r for r in line if r["l2_resident"]]  # L2-resident points: hollow markers
-        if l2:
-            ax.plot([r["length"] for r in l2], [r["gbps"] for r in l2], linestyle="none",
-                    marker=marker, markersize=5, color=color, markerfacecolor="white")
-    shown = [r for line in series.values() for r in line]
+    ratios = {key: batched_cub_ratios(line, rows) for key, line in lines.items()}
+    ratios = {key: pairs for key, pairs in ratios.items() if pairs}
+    shown = [r for line in lines.values() for r in line]
+    values = [v for pairs in ratios.values() for _, v in pairs]
+    story = f"the lessons run at {_span([r['gbps'] for r in shown], '{:,.0f}')} GB/s at every length"
+    if values:
+        story += f", {_ratio_span(values)}× CUB's segmented reduction"
+    fig, axes = plt.subplots(2 if ratios else 1, 1, figsize=(11, 4.6 * (2 if ratios else 1) + 0.8),
+                             sharex=True, squeeze=False, gridspec_kw=dict(hspace=0.16))
+    axes = list(axes[:, 0])
+    _suptitle(fig, f"Batched f32 sums: {story} ({machine.gpu})")
     lengths = sorted({r["length"] for r in shown})
-    _log2_n_axis(ax, lengths, plt)
-    ax.set_xlim(lengths[0] / 1.5, lengths[-1] * 1.5)
-    ax.set_xlabel("L: elements per row or column, or the segments' mean length (log scale)")
-    _bandwidth_roofs(ax, machine)
-    _log_bandwidth_axis(ax, shown, machine, title)
+    for a in axes:
+        a.set_xlim(lengths[0] / 1.5, lengths[-1] * 1.5)
+    _log2_n_axis(axes[-1], lengths, plt)
+    axes[-1].set_xlabel("L: elements per row or column, or the segments' mean length (log scale)")
+
+    def draw(ax, points):
+        """points: {key: [(row, y)]} -> the lines, and their labels at their ends."""
+        ends = []
+        for key, pairs in points.items():
+            line = lines[key]
+            color = LAYOUT_COLORS[line[0]["layout"]]
+            marker = "v" if key[1] else LAYOUT_MARKERS[line[0]["layout"]]
+            _plot_series(ax, [r["length"] for r, _ in pairs], [y for _, y in pairs],
+                         [r for r, _ in pairs], color, "-." if key[1] else "-", marker,
+                         label=batched_label(line))
+            ends.append((pairs[-1][0]["length"], pairs[-1][1], batched_label(line), color))
+        return ends
+
+    ax = axes[0]
+    ends = draw(ax, {key: [(r, r["gbps"]) for r in line] for key, line in lines.items()})
+    bottom = 500 * math.floor(0.9 * min(r["gbps"] for r in shown) / 500)
+    ax.set_ylim(bottom, max([machine.dram_gbps] + [r["gbps"] for r in shown]) * 1.05)
+    ax.set_ylabel("GB/s (linear" + (f", from {bottom:.0f})" if bottom else ")"))
+    ax.grid(True, which="major", alpha=0.3)
+    ax.set_title("the lessons' GB/s, linear", fontsize=10.5)
+    _bandwidth_roofs(ax, machine, label=False)
+    if any(r["l2_resident"] for r in shown):
+        _marker_note(ax)
+    _label_roofs(ax, machine, ends)
+    _end_labels(ax, ends)
+    if ratios:
+        ax = axes[1]
+        ends = draw(ax, ratios)
+        low, high = min(values + [1.0]) / 1.6, max(values + [1.0]) * 2
+        ax.set_yscale("log")
+        ax.set_ylim(low, high)
+        ticks = [t for t in (0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000) if low <= t <= high]
+        ax.set_yticks(ticks)
+        ax.set_yticklabels([f"{t:g}×" for t in ticks])
+        ax.yaxis.set_minor_locator(plt.NullLocator())
+        ax.axhline(1.0, color=LIBRARY_COLORS["cub_"], linestyle="--", linewidth=1.3)
+        ax.set_ylabel(f"× CUB: GB/s ÷ {BATCHED_BASELINE}'s\nat the same shape (log scale)")
+        ax.grid(True, which="major", alpha=0.3)
+        without = sorted({line[0]["layout"] for key, line in lines.items() if key not in ratios},
+                         key=LAYOUTS.index)
+        ax.set_title("against CUB's segmented reduction"
+                     + (f" ({', '.join(without)}: CUB has none)" if without else ""), fontsize=10.5)
+        _label_on_line(ax, 1.0, f"CUB ({BATCHED_BASELINE}) = 1", LIBRARY_COLORS["cub_"], ends=ends)
+        _end_labels(ax, ends)
     _save(fig, path)
 
 

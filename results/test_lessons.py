@@ -11,9 +11,11 @@ import subprocess
 import sys
 import tempfile
 import unittest
+from unittest import mock
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 LESSONS = os.path.join(HERE, "lessons.py")
+PUBLISHED = os.path.join(HERE, "h200")
 sys.path.insert(0, HERE)
 import lessons  # noqa: E402
 import plot  # noqa: E402
@@ -97,6 +99,26 @@ def run(*args):
     return subprocess.run([sys.executable, LESSONS, *args], capture_output=True, text=True)
 
 
+def draw_in_flight(latency, points, machine, sm_count):
+    """bytes_in_flight.png's figure, plot._save caught so that it stays open for a look."""
+    figures = []
+    with mock.patch.object(plot, "_save", lambda fig, path: figures.append(fig)):
+        lessons.chart_in_flight("bytes_in_flight.png", latency, points, machine, sm_count)
+    return figures[0]
+
+
+def overlaps(fig):
+    """Pairs of texts of the chart (the points' labels, the roofs', the legend) that overlap."""
+    from matplotlib.text import Text
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    ax = fig.axes[0]
+    boxes = [(t.get_text(), Text.get_window_extent(t, renderer)) for t in ax.texts]
+    boxes.append(("legend", ax.get_legend().get_window_extent(renderer)))
+    return [(a, b) for i, (a, box_a) in enumerate(boxes) for b, box_b in boxes[i + 1:]
+            if box_a.overlaps(box_b)]
+
+
 class LessonsTest(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.mkdtemp()
@@ -150,6 +172,33 @@ class LessonsTest(unittest.TestCase):
             classic = f.read()
         self.assertIn("| 1. interleaved addressing, divergent branch | `harris1_interleaved_divergent` | 8.054 | "
                       "2.083 | 2.4 | 300* | 6.2* | — | — |", classic)
+
+    def test_chart_names_every_point_and_no_label_overlaps_another(self):
+        # A crowd as on the H200 between 2^6 and 2^8 KiB per SM: ten kernels of one chapter
+        # within a few KiB and a few hundred GB/s, and another chapter's points among them.
+        points = [{"chapter": "07_two_pass", "kernel": f"reduce_two_pass_unroll{i}", "per_sm": (120 + i) * 1024,
+                   "gbps": 4100 + 45 * i} for i in range(10)]
+        points += [{"chapter": "05_coarsened", "kernel": f"reduce_coarsened_x{2 ** i}", "per_sm": 2 ** (13 + i),
+                    "gbps": min(4500, 900 * 2 ** (i / 2))} for i in range(8)]
+        machine = plot.Machine(os.path.join(self.results, "machine.txt"))
+        latency = lessons.read_latency(os.path.join(self.results, "latency.csv"))
+        fig = draw_in_flight(latency, points, machine, 132)
+        self.addCleanup(plot._pyplot().close, fig)
+        labels = plot.direct_labels(fig.axes[0])
+        self.assertEqual(sorted(t.get_text() for t in labels),
+                         sorted(p["kernel"].replace("reduce_", "") for p in points))
+        for label in labels:  # each names its own point
+            point = next(p for p in points if p["kernel"] == "reduce_" + label.get_text())
+            self.assertEqual(label.xy, (point["per_sm"] / 1024, point["gbps"]))
+        self.assertEqual(overlaps(fig), [])
+
+    @unittest.skipUnless(os.path.exists(os.path.join(PUBLISHED, "profile", "kernels.csv")), "no results/h200")
+    def test_published_chart_has_no_label_over_another(self):
+        _, machine, sm_count, _, latency, points, _ = lessons.build_all(PUBLISHED)
+        fig = draw_in_flight(latency, points, machine, sm_count)
+        self.addCleanup(plot._pyplot().close, fig)
+        self.assertEqual(len(plot.direct_labels(fig.axes[0])), len(points))
+        self.assertEqual(overlaps(fig), [])
 
     def test_readmes_get_blocks_with_links_from_their_folder(self):
         root = os.path.join(self.dir, "repo")

@@ -96,6 +96,49 @@ def ratio(row, other):
     return f"{row['gbps'] / other['gbps']:.3f}"
 
 
+MAX_SERIES = 6  # what a chart's panel may draw (results/README's rule: one story at a glance)
+
+
+def draw_chart(draw, *args):
+    """A chart function's figure, plot._save caught so that it stays open for a look."""
+    figures = []
+    with mock.patch.object(plot, "_save", lambda fig, path: figures.append(fig)):
+        draw(*args)
+    return figures[0]
+
+
+def labelled(ax):
+    """{label: line} of a panel's labelled lines (its series; furniture is unlabelled)."""
+    return {line.get_label(): line for line in ax.get_lines() if not line.get_label().startswith("_")}
+
+
+def text_boxes(fig):
+    """(text, box in pixels) of every direct label of the figure, its text alone (no leader)."""
+    from matplotlib.text import Text
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    return [(t.get_text(), Text.get_window_extent(t, renderer))
+            for ax in fig.axes for t in plot.direct_labels(ax)]
+
+
+def overlapping_labels(fig, others=False):
+    """Pairs of direct labels whose boxes overlap (others: also any other text of the axes: the
+    roofs' and floors' labels, notes, the L2 marks)."""
+    from matplotlib.text import Text
+    boxes = text_boxes(fig)
+    if others:
+        renderer = fig.canvas.get_renderer()
+        boxes += [(t.get_text(), Text.get_window_extent(t, renderer)) for ax in fig.axes
+                  for t in ax.texts if t.get_gid() != plot.DIRECT_LABEL and t.get_text().strip()]
+    return [(a, b) for i, (a, box_a) in enumerate(boxes) for b, box_b in boxes[i + 1:]
+            if box_a.overlaps(box_b)]
+
+
+def title(fig):
+    """A chart's message: the figure's title, else its one panel's."""
+    return fig._suptitle.get_text() if fig._suptitle else fig.axes[0].get_title()
+
+
 class Results(unittest.TestCase):
     """A temporary tree shaped like the repository: results/h200/ holds bench.csv converted from
     the test JSON and machine.txt; chapter folders go next to it."""
@@ -336,9 +379,15 @@ class TestCharts(Results):
             self.assertGreater(sum((x - y) ** 2 for x, y in zip(a, b)) ** 0.5, 0.5, (a, b))
         self.assertEqual(colors["09_cub_comparison", "cub_sum"], "black")
         self.assertEqual(colors["08_dot_product", "cublas_sdot"], "dimgray")
-        # 08's earlier steps: lighter shades of its colour, each with a marker of its own.
-        steps = [colors["08_dot_product", k] for k in ("dot_shared", "dot_coarsened", "dot_fma", "dot_two_pass")]
-        self.assertEqual(len(set(steps)), 4)
+        # 08's steps: in its colour in kernel_colors; dot.png gives each step before the lead
+        # kernel a colour of its own (step_colors), far from the others, and a marker of its own.
+        steps = [("08_dot_product", k) for k in ("dot_shared", "dot_coarsened", "dot_fma", "dot_two_pass")]
+        self.assertEqual({to_rgb(colors[k]) for k in steps}, {to_rgb(plot.chapter_color("08_dot_product", 0))})
+        own = [to_rgb(plot.step_colors(self.rows, colors)[k]) for k in steps]
+        self.assertEqual(own[-1], to_rgb(plot.chapter_color("08_dot_product", 0)))
+        for i, a in enumerate(own):
+            for b in own[i + 1:]:
+                self.assertGreater(sum((x - y) ** 2 for x, y in zip(a, b)) ** 0.5, 0.3, (a, b))
         self.assertEqual(sorted(plot.step_markers(self.rows).values()), sorted(plot.STEP_MARKERS[:3]))
         self.assertNotIn("roofline.png", [name for name, _ in plot.CHARTS])
 
@@ -352,6 +401,136 @@ class TestCharts(Results):
         for name in plot.CHART_DRAWERS:
             self.assertGreater(os.path.getsize(os.path.join(self.results, name)), 1000, name)
         self.assertEqual(plot.pick_dram_n(rows), (2 ** 20, "largest measured; 2^28 not in bench.csv"))
+
+    def chart(self, name, rows=None):
+        """One chart of CHART_DRAWERS, drawn as `charts` draws it (no variant), kept open."""
+        shown = [r for r in (self.rows if rows is None else rows) if not r["variant_of"]]
+        fig = draw_chart(plot.CHART_DRAWERS[name], shown, plot.Machine(MACHINE_TXT),
+                         plot.kernel_colors(shown), os.path.join(self.results, name))
+        self.addCleanup(plot._pyplot().close, fig)
+        return fig
+
+    def test_every_chart_tells_its_story_at_a_glance(self):
+        for name in plot.CHART_DRAWERS:
+            fig = self.chart(name)
+            for ax in fig.axes:  # at most 6 series a panel, named on the chart, not in a legend
+                self.assertLessEqual(plot.series_count(ax), MAX_SERIES, name)
+                if name != "launch_cost.png":
+                    self.assertLessEqual(len(ax.get_legend().texts) if ax.get_legend() else 0, 2, name)
+            self.assertEqual(overlapping_labels(fig, others=True), [], name)
+            self.assertIn(": ", title(fig), name)  # a message, not a caption
+        self.assertEqual(plot._chapter_numbers(["05_a", "06_b", "07_c", "10_d"]), "05–07 and 10")
+        self.assertEqual(plot._group_names(["01_a", "09_cub_comparison", "02_b"]), "chapters 01, 02 and CUB")
+
+    def test_bandwidth_chart(self):
+        fig = self.chart("bandwidth_vs_n.png")
+        top, ratios = fig.axes
+        self.assertEqual((top.get_yscale(), ratios.get_yscale()), ("log", "linear"))
+        # The chapters at CUB's bandwidth at 2^28 (≥ 0.9× CUB) are a band in the log panel and
+        # lines in the linear one, their GB/s divided by cub_sum's at the same n.
+        sums = [r for r in plot.select(self.rows, "sum", "f32") if not r["variant_of"]]
+        cub = {r["n"]: r for r in sums if r["kernel"] == "cub_sum"}
+        close = [k for k in plot.lesson_kernels(sums) if self.row(k[1], 2 ** 28)["gbps"] >= 0.9 * cub[2 ** 28]["gbps"]]
+        self.assertEqual([c for c, _ in close], ["05_coarsened", "06_warp_shuffle", "07_two_pass", "10_single_pass"])
+        self.assertEqual(list(labelled(top)), [plot.legend_label(c, k) for c, k in plot.lesson_kernels(sums)
+                                               if (c, k) not in close] + ["09_cub_comparison: cub_sum (baseline)"])
+        band, = [c for c in top.collections if not c.get_label().startswith("_")]
+        self.assertEqual(band.get_label(), "chapters 05–07 and 10")
+        edges = band.get_paths()[0].vertices
+        for n in cub:
+            ys = [y for x, y in edges if x == n]
+            gbps = [self.row(k, n)["gbps"] for _, k in close]
+            self.assertAlmostEqual(min(ys), min(gbps))
+            self.assertAlmostEqual(max(ys), max(gbps))
+        self.assertEqual(list(labelled(ratios)), [plot.legend_label(*k) for k in close])
+        for (_, kernel), line in zip(close, labelled(ratios).values()):
+            self.assertEqual(list(line.get_xdata()), sorted(cub))
+            for n, y in zip(line.get_xdata(), line.get_ydata()):
+                self.assertAlmostEqual(y, self.row(kernel, n)["gbps"] / cub[n]["gbps"])
+        self.assertIn([1.0, 1.0], [list(line.get_ydata()) for line in ratios.get_lines()])  # CUB = 1
+        self.assertEqual({t.get_text() for t in plot.direct_labels(top)},
+                         {"01_naive", "02_convergent", "03_shared", "04_multiblock_atomic",
+                          "cub_sum (baseline)", "05–07 and 10: × CUB below"})
+        self.assertLessEqual({"05_coarsened", "06_warp_shuffle", "07_two_pass", "10_single_pass"},
+                             {t.get_text() for t in plot.direct_labels(ratios)})
+        at = [self.row(k, 2 ** 28)["gbps"] / cub[2 ** 28]["gbps"] for _, k in close]
+        self.assertIn(f"f32 sum at n = 2^28: chapters 05–07 and 10 run at {min(at):.2f}–{max(at):.2f}× CUB",
+                      title(fig))
+        # Without CUB's rows, one panel of every kernel.
+        fig = self.chart("bandwidth_vs_n.png", [r for r in self.rows if r["kernel"] != "cub_sum"])
+        self.assertEqual(len(fig.axes), 1)
+
+    def test_time_chart(self):
+        ax = self.chart("time_vs_n.png").axes[0]
+        lines = labelled(ax)
+        self.assertEqual(list(lines), ["03_shared: reduce_shared", "07_two_pass: reduce_two_pass",
+                                       "09_cub_comparison: cub_sum (baseline)",
+                                       "10_single_pass: reduce_single_pass", "empty kernel"])
+        ns = [2 ** 10, 2 ** 14, 2 ** 20, 2 ** 24, 2 ** 26, 2 ** 28, 2 ** 30]
+        self.assertEqual(list(lines["07_two_pass: reduce_two_pass"].get_ydata()),
+                         [self.row("reduce_two_pass", n)["time_us"] for n in ns])
+        floor = plot.read_floor(self.results)
+        self.assertEqual(list(lines["empty kernel"].get_ydata()), [floor["time_us"]] * 2)
+        dotted = [line for line in ax.get_lines() if line.get_linestyle() == ":"]  # one call from idle
+        self.assertIn([self.row("reduce_single_pass", n)["latency_us"] for n in ns],
+                      [list(line.get_ydata()) for line in dotted])
+        self.assertIn([floor["latency_us"]] * 2, [list(line.get_ydata()) for line in dotted])
+        self.assertEqual({t.get_text() for t in plot.direct_labels(ax)},
+                         {"03_shared", "07_two_pass", "cub_sum (baseline)", "10_single_pass"})
+
+    def test_dtypes_chart(self):
+        ax = self.chart("dtypes.png").axes[0]
+        bars = {c.get_label(): c for c in ax.containers}
+        self.assertEqual(list(bars), ["f32", "f16", "bf16"])
+        # One group per chapter with 16-bit rows, at 2^28: 05's lead kernel, and CUB's baseline
+        # call of each type.
+        self.assertEqual([t.get_text() for t in ax.get_xticklabels()],
+                         ["05_coarsened\nreduce_coarsened", "09_cub_comparison\ncub_sum / cub_transform_reduce"])
+        for dtype, kernels in (("f32", ["reduce_coarsened", "cub_sum"]),
+                               ("f16", ["reduce_coarsened", "cub_transform_reduce"]),
+                               ("bf16", ["reduce_coarsened", "cub_transform_reduce"])):
+            self.assertEqual([patch.get_height() for patch in bars[dtype]],
+                             [self.row(k, 2 ** 28, dtype=dtype)["gbps"] for k in kernels])
+        texts = [t.get_text() for t in ax.texts]
+        f16, f32 = (self.row("reduce_coarsened", 2 ** 28, dtype=d)["gbps"] for d in ("f16", "f32"))
+        self.assertIn(f"f16  {f16 / f32:.2f}× f32", texts)
+        self.assertEqual(plot.series_count(ax), 3)
+
+    def test_dot_chart(self):
+        from matplotlib.colors import to_rgb
+        fig = self.chart("dot.png")
+        upper, lower = fig.axes
+        self.assertEqual((upper.get_yscale(), lower.get_yscale()), ("linear", "log"))
+        steps = ["dot_shared", "dot_coarsened", "dot_fma", "dot_two_pass"]
+        lines = labelled(upper)
+        self.assertEqual(list(lines), [f"08_dot_product: {k}, f32" for k in steps])
+        self.assertEqual(len({to_rgb(line.get_color()) for line in lines.values()}), 4)
+        for kernel, line in zip(steps, lines.values()):  # × cuBLAS at the same n
+            for n, y in zip(line.get_xdata(), line.get_ydata()):
+                self.assertAlmostEqual(y, self.row(kernel, n, "dot")["gbps"]
+                                       / self.row("cublas_sdot", n, "dot")["gbps"])
+        self.assertIn([1.0, 1.0], [list(line.get_ydata()) for line in upper.get_lines()])
+        self.assertEqual(list(labelled(lower)), ["08_dot_product: dot_two_pass, bf16",
+                                                 "08_dot_product: dot_two_pass, f32",
+                                                 "08_dot_product: cub_transform_reduce (baseline), bf16"])
+        # The bf16 line's annotation: its GB/s where it is furthest below its comparison (no f16
+        # here: CUB's bf16 call).
+        bf16 = [self.row("dot_two_pass", n, "dot", "bf16") for n in (2 ** 24, 2 ** 26, 2 ** 28, 2 ** 30)]
+        worst = min(bf16, key=lambda r: r["ratio_to_cub"])
+        note, = [t.get_text() for t in plot.direct_labels(lower) if t.get_text().startswith("bf16")]
+        self.assertIn(f"{worst['gbps']:.0f} GB/s at n = {plot.pow2_label(worst['n'])}", note)
+        self.assertIn(f"{worst['ratio_to_cub']:.2f}× CUB", note)
+        # With f16 rows, the drop is measured against them.
+        rows = [dict(r, dtype="f16", gbps=(4 if r is bf16[1] else 2) * r["gbps"]) for r in bf16] + bf16
+        row, f16, _ = plot.bf16_drop(rows)
+        self.assertEqual((row["n"], f16), (bf16[1]["n"], 0.25))
+
+    def test_tick_labels_never_collide(self):
+        plt = plot._pyplot()
+        fig, ax = plt.subplots()
+        self.addCleanup(plt.close, fig)
+        plot._log2_n_axis(ax, [8, 32, 34, 128, 1023, 1024, 1067, 3000], plt)
+        self.assertEqual(list(ax.get_xticks()), [8, 32, 128, 1024, 3000])
 
     def draw_launch_cost(self, rows):
         """The launch-cost chart of rows into the results folder, its figure kept for a look."""
@@ -412,6 +591,22 @@ class TestCharts(Results):
         shutil.copytree(PUBLISHED, folder)  # a copy: the test never rewrites the published charts
         done = run(PLOT, "charts", folder)
         self.assertEqual(done.returncode, 0, done.stderr)
+        # Its charts keep the rules too: at most 6 series a panel, no label over another.
+        every, machine = plot.read_results(folder)
+        shown = [r for r in plot.flat_rows(every) if not r["variant_of"]]
+        figures = {name: draw_chart(draw, shown, machine, plot.kernel_colors(shown),
+                                    os.path.join(folder, name))
+                   for name, draw in plot.CHART_DRAWERS.items()}
+        figures["batched.png"] = draw_chart(plot.chart_batched, plot.batched_rows(every), machine,
+                                            os.path.join(folder, "batched.png"))
+        for name, fig in figures.items():
+            self.addCleanup(plot._pyplot().close, fig)
+            for ax in fig.axes:
+                self.assertLessEqual(plot.series_count(ax), MAX_SERIES, name)
+            self.assertEqual(overlapping_labels(fig, others=True), [], name)
+        # The batched chart's ticks: 2^5 and a mean length of 34 no longer share a place.
+        ticks = figures["batched.png"].axes[-1].get_xticks()
+        self.assertTrue(all(b / a >= 1.5 for a, b in zip(ticks, ticks[1:])), ticks)
 
 
 class TestCompare(Results):
@@ -919,26 +1114,46 @@ class TestBatched(Results):
         self.assertIn("batched.png", done.stdout)
         with open(os.path.join(self.results, "batched.png"), "rb") as f:
             self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
-        ax = self.draw_batched().axes[0]
-        lines = {line.get_label(): line for line in ax.get_lines() if not line.get_label().startswith("_")}
-        self.assertEqual(list(lines), [
-            "reduce_rows, rows", "reduce_columns, columns", "reduce_segments, segments of uniform lengths",
-            "reduce_segments, segments of heavy-tailed lengths", "cub_segmented_reduce, rows (baseline)",
-            "cub_segmented_reduce, segments of uniform lengths (baseline)",
-            "cub_segmented_reduce, segments of heavy-tailed lengths (baseline)"])
-        rows = lines["reduce_rows, rows"]
+        fig = self.draw_batched()
+        top, ratios = fig.axes
+        # Upper panel: the lessons' GB/s (chapters 11 and 12) on a linear axis, under the roofs.
+        self.assertEqual((top.get_yscale(), ratios.get_yscale()), ("linear", "log"))
+        lines = labelled(top)
+        self.assertEqual(list(lines), ["reduce_rows", "reduce_columns", "reduce_segments, uniform",
+                                       "reduce_segments, heavy-tailed"])
+        self.assertEqual({t.get_text() for t in plot.direct_labels(top)} - {
+            "measured device-to-device copy: 4020 GB/s", "theoretical DRAM: 4800 GB/s"}, set(lines))
+        rows = lines["reduce_rows"]
         self.assertEqual(list(rows.get_xdata()), [4, 256, 2 ** 14, 2 ** 20])
         self.assertEqual(list(rows.get_ydata()),
                          [self.batched("reduce_rows", "rows", 2 ** 24 // length, length)["gbps"]
                           for length in (4, 256, 2 ** 14, 2 ** 20)])
         # Two shapes of columns have L = 2^10: the chart draws the larger n.
-        columns = lines["reduce_columns, columns"]
+        columns = lines["reduce_columns"]
         self.assertEqual(list(columns.get_xdata()), [2 ** 10, 2 ** 14])
         self.assertEqual(columns.get_ydata()[0],
                          self.batched("reduce_columns", "columns", 2 ** 14, 2 ** 10)["gbps"])
-        heavy = lines["reduce_segments, segments of heavy-tailed lengths"]
+        heavy = lines["reduce_segments, heavy-tailed"]
         self.assertEqual(list(heavy.get_xdata()), [64, 1024])
-        self.assertIn(4800.0, [line.get_ydata()[0] for line in ax.get_lines()])  # the DRAM roof
+        self.assertIn(4800.0, [line.get_ydata()[0] for line in top.get_lines()])  # the DRAM roof
+        # Lower panel: each as a multiple of CUB's segmented reduction at the same shape; the
+        # columns, which CUB cannot reduce, are left out.
+        lines = labelled(ratios)
+        self.assertEqual(list(lines), ["reduce_rows", "reduce_segments, uniform", "reduce_segments, heavy-tailed"])
+        for label, layout, heavy in (("reduce_rows", "rows", None), ("reduce_segments, uniform", "segments", 0),
+                                     ("reduce_segments, heavy-tailed", "segments", 1)):
+            kernel = label.split(",")[0]
+            for length, y in zip(lines[label].get_xdata(), lines[label].get_ydata()):
+                segments = 2 ** 24 // length
+                self.assertAlmostEqual(y, self.batched(kernel, layout, segments, length, heavy=heavy)["gbps"]
+                                       / self.batched("cub_segmented_reduce", layout, segments, length,
+                                                      heavy=heavy)["gbps"])
+        self.assertIn([1.0, 1.0], [list(line.get_ydata()) for line in ratios.get_lines()])  # CUB = 1
+        self.assertIn("columns: CUB has none", ratios.get_title())
+        for ax in fig.axes:
+            self.assertLessEqual(plot.series_count(ax), MAX_SERIES)
+        self.assertEqual(overlapping_labels(fig, others=True), [])
+        self.assertTrue(title(fig).startswith("Batched f32 sums: the lessons run at "))
         # A run without batched rows leaves no batched chart behind.
         plot.write_csv(plot.flat_rows(self.rows), self.csv)
         done = run(PLOT, "charts", self.results)
@@ -952,8 +1167,7 @@ class TestBatched(Results):
         text, _ = self.update()
         self.assertTrue(text.startswith("# Chapter\n\nThe idea.\n\n<!-- results:begin -->\nMeasured on "
                                         "**NVIDIA H200**. Many reductions in one call"))
-        self.assertTrue(text.endswith("![f32 sums of many rows, columns or segments at once: bandwidth "
-                                      "vs. length](../results/h200/batched.png)\n"
+        self.assertTrue(text.endswith(f"![{dict(plot.CHARTS)['batched.png']}](../results/h200/batched.png)\n"
                                       "<!-- results:end -->\n\nAfter.\n"))
         self.assertEqual([line for line in text.splitlines() if line.startswith("**")], [
             "**f32 sum**, the lessons: each layout at every shape measured",

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "11_batched/host_reference.hpp"
+#include "batch_report.hpp"
 #include "command_line.hpp"
 #include "device_info.hpp"
 #include "harness.hpp"
@@ -97,13 +98,7 @@ int run(const Options& opt) {
   const std::vector<std::byte> got = prepared->results();
   const ch11::BatchCheck check = ch11::check_all(host, shape, op, plan, got);
 
-  std::optional<red::L2Scrubber> scrubber;
-  if (!red::l2_resident(counted, dev)) scrubber.emplace(dev);
-  red::TimingConfig cfg;
-  cfg.repetitions = opt.repeat;
-  cfg.scrubber = scrubber ? &*scrubber : nullptr;
-  const red::Timing timing = red::time_on_stream([&] { ch11::run(c); }, stream.get(), cfg);
-  const double gbps = static_cast<double>(counted) / (timing.median_us * 1e3);
+  const red::TimedCall timed = red::time_call([&] { ch11::run(c); }, counted, dev, opt.repeat, stream.get());
   const bool passed = check.failed == 0;
   const std::size_t length = shape.layout == ch11::Layout::rows ? shape.cols : shape.rows;
   if (!opt.output.empty()) red::write_raw(opt.output, got.data(), got.size());
@@ -119,20 +114,13 @@ int run(const Options& opt) {
     j["strategy"] = ch11::name(plan.strategy);
     j["lanes"] = plan.lanes;
     j["split"] = plan.split;
-    j["outputs_checked"] = check.checked;
-    j["failed"] = check.failed;
-    j["worst_error_over_bound"] = red::json_number(check.worst_ratio);
-    j["passed"] = passed;
-    j["time_us"] = red::json_number(timing.median_us);
-    j["gbps"] = red::json_number(gbps);
+    red::add_check_and_time(j, check, timed);
     std::fputs(red::json_line(j).c_str(), stdout);
   } else {
     std::printf("11_batched on %s: %s of %s, %zu results of length %zu, %s\n", dev.name.c_str(),
                 ch11::name(shape.layout).c_str(), opt.dtype.c_str(), results, length, opt.op.c_str());
     std::printf("  strategy:  %s (lanes %u, split %u)\n", ch11::name(plan.strategy).c_str(), plan.lanes, plan.split);
-    std::printf("  checked:   %zu results against float64, worst error %.3g of its bound: %s\n", check.checked,
-                check.worst_ratio, passed ? "PASS" : ("FAIL (" + check.first_failure + ")").c_str());
-    std::printf("  time:      %.2f us per call (steady state, median of %d), %.1f GB/s\n", timing.median_us, opt.repeat, gbps);
+    red::print_check_and_time(check, timed, opt.repeat);
   }
   return passed ? red::kExitPassed : red::kExitCheckFailed;
 }

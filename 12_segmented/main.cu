@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "12_segmented/host_reference.hpp"
+#include "batch_report.hpp"
 #include "command_line.hpp"
 #include "device_info.hpp"
 #include "harness.hpp"
@@ -102,13 +103,7 @@ int run(const Options& opt) {
   const std::vector<std::byte> got = prepared->results();
   const ch11::BatchCheck check = ch12::check_all(host, c, offsets, prepared->plan, got);
 
-  std::optional<red::L2Scrubber> scrubber;
-  if (!red::l2_resident(counted, dev)) scrubber.emplace(dev);
-  red::TimingConfig cfg;
-  cfg.repetitions = opt.repeat;
-  cfg.scrubber = scrubber ? &*scrubber : nullptr;
-  const red::Timing timing = red::time_on_stream([&] { ch12::run(c); }, stream.get(), cfg);
-  const double gbps = static_cast<double>(counted) / (timing.median_us * 1e3);
+  const red::TimedCall timed = red::time_call([&] { ch12::run(c); }, counted, dev, opt.repeat, stream.get());
   const bool passed = check.failed == 0;
   const std::size_t mean = segments ? n / segments : 0;
   if (!opt.output.empty()) red::write_raw(opt.output, got.data(), got.size());
@@ -121,20 +116,13 @@ int run(const Options& opt) {
     j["segments"] = segments;
     j["n"] = n;
     j["strategy"] = ch12::name(prepared->plan.strategy);
-    j["outputs_checked"] = check.checked;
-    j["failed"] = check.failed;
-    j["worst_error_over_bound"] = red::json_number(check.worst_ratio);
-    j["passed"] = passed;
-    j["time_us"] = red::json_number(timing.median_us);
-    j["gbps"] = red::json_number(gbps);
+    red::add_check_and_time(j, check, timed);
     std::fputs(red::json_line(j).c_str(), stdout);
   } else {
     std::printf("12_segmented on %s: %zu segments of %s, %zu elements (mean length %zu), %s\n", dev.name.c_str(),
                 segments, opt.dtype.c_str(), n, mean, opt.op.c_str());
     std::printf("  mapping:   %s\n", ch12::name(prepared->plan.strategy).c_str());
-    std::printf("  checked:   %zu results against float64, worst error %.3g of its bound: %s\n", check.checked,
-                check.worst_ratio, passed ? "PASS" : ("FAIL (" + check.first_failure + ")").c_str());
-    std::printf("  time:      %.2f us per call (steady state, median of %d), %.1f GB/s\n", timing.median_us, opt.repeat, gbps);
+    red::print_check_and_time(check, timed, opt.repeat);
   }
   return passed ? red::kExitPassed : red::kExitCheckFailed;
 }

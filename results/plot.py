@@ -777,30 +777,39 @@ def _label_on_line(ax, y, text, color, sides=("bottom", "top"), fontsize=9, ends
     other text (else where it crosses least). Where every place crosses something and ends (a
     list of _end_labels items) is given, the label goes there instead: at the line's right end,
     beside the axes. Returns the label, None when it went to ends."""
+    draws = [lambda x=x, side=side: ax.text(x, y, text, transform=ax.get_yaxis_transform(), color=color,
+                                            fontsize=fontsize, ha="left", va=side,
+                                            bbox=dict(facecolor="white", edgecolor="none", alpha=0.7,
+                                                      pad=0.5))
+             for x in (0.01, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8) for side in sides]
+    cost, label = _cheapest_label(ax, draws)
+    if cost >= 0.5 and ends is not None:
+        label.remove()
+        ends.append((ax.get_xlim()[1], y, text, color))
+        return None
+    return label
+
+
+def _cheapest_label(ax, draws):
+    """Draws the candidate labels (each a function that draws one and returns it) in turn until
+    one crosses nothing (a cost under 0.5), keeping only the cheapest drawn: (its cost, it)."""
     fig = ax.figure
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
     boxes, points = _label_obstacles(ax, renderer, True)
     best = None
-    for x in (0.01, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8):
-        for side in sides:
-            label = ax.text(x, y, text, transform=ax.get_yaxis_transform(), color=color,
-                            fontsize=fontsize, ha="left", va=side,
-                            bbox=dict(facecolor="white", edgecolor="none", alpha=0.7, pad=0.5))
-            cost = _cost(label.get_window_extent(renderer).extents, boxes, points, [])
-            if best is None or cost < best[0]:
-                if best:
-                    best[1].remove()
-                best = (cost, label)
-            else:
-                label.remove()
-            if cost < 0.5:
-                return label
-    if ends is not None:
-        best[1].remove()
-        ends.append((ax.get_xlim()[1], y, text, color))
-        return None
-    return best[1]
+    for draw in draws:
+        label = draw()
+        cost = _cost(label.get_window_extent(renderer).extents, boxes, points, [])
+        if best is None or cost < best[0]:
+            if best:
+                best[1].remove()
+            best = (cost, label)
+        else:
+            label.remove()
+        if cost < 0.5:
+            break
+    return best
 
 
 def _log2_n_axis(ax, ns, plt, min_gap=0.6):
@@ -855,26 +864,14 @@ def _marker_note(ax, gold=False):
     text = "hollow markers: L2-resident, measured hot; filled: larger than L2, measured cold"
     if gold:
         text += "\ngold: inputs no larger than L2"
-    fig = ax.figure
-    fig.canvas.draw()
-    renderer = fig.canvas.get_renderer()
-    boxes, points = _label_obstacles(ax, renderer, True)
-    best = None
-    for x, y, ha, va in ((0.99, 0.03, "right", "bottom"), (0.01, 0.86, "left", "top"),
-                         (0.01, 0.03, "left", "bottom"), (0.99, 0.86, "right", "top"),
-                         (0.5, 0.03, "center", "bottom"), (0.5, 0.86, "center", "top")):
-        note = ax.text(x, y, text, transform=ax.transAxes, ha=ha, va=va, fontsize=8, color="dimgray",
-                       bbox=dict(facecolor="white", edgecolor="none", alpha=0.85, pad=1.5))
-        cost = _cost(note.get_window_extent(renderer).extents, boxes, points, [])
-        if best is None or cost < best[0]:
-            if best:
-                best[1].remove()
-            best = (cost, note)
-        else:
-            note.remove()
-        if cost < 0.5:
-            break
-    return best[1]
+    draws = [lambda x=x, y=y, ha=ha, va=va: ax.text(x, y, text, transform=ax.transAxes, ha=ha, va=va,
+                                                    fontsize=8, color="dimgray",
+                                                    bbox=dict(facecolor="white", edgecolor="none",
+                                                              alpha=0.85, pad=1.5))
+             for x, y, ha, va in ((0.99, 0.03, "right", "bottom"), (0.01, 0.86, "left", "top"),
+                                  (0.01, 0.03, "left", "bottom"), (0.99, 0.86, "right", "top"),
+                                  (0.5, 0.03, "center", "bottom"), (0.5, 0.86, "center", "top"))]
+    return _cheapest_label(ax, draws)[1]
 
 
 def _plot_series(ax, x, y, rows, color, style="-", marker="o", label=None, linewidth=1.6,

@@ -63,12 +63,13 @@ template <class Op>
 void launch(const red::ReduceCall& c) {
   if (c.n == 0) return red::launch_store_identity<Op>(c.output, c.stream);
   Scratch<Op> s(c.scratch, c.n);
-  red::run_multipass(
-      static_cast<const typename Op::In*>(c.input), c.n, kTile, s.partials_a, s.partials_b, c.output,
-      [&](const auto* src, std::size_t len, typename Op::Acc* partials, void* result, std::size_t blocks) {
-        reduce_shared<Op><<<blocks, kBlock, 0, c.stream>>>(src, len, partials, result);
-        CUDA_CHECK_LAUNCH();
-      });
+  const auto pass = [&](const auto* src, std::size_t len, typename Op::Acc* partials, void* result, std::size_t blocks) {
+    reduce_shared<Op><<<blocks, kBlock, 0, c.stream>>>(src, len, partials, result);
+    CUDA_CHECK_LAUNCH();
+  };
+  // The same pass over the input (pass 1) and over the partials (the later passes).
+  red::run_multipass(static_cast<const typename Op::In*>(c.input), c.n, kTile, s.partials_a, s.partials_b, c.output,
+                     pass, pass);
 }
 
 template <class Op>

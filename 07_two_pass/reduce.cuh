@@ -167,13 +167,6 @@ unsigned pass1_blocks(std::size_t n) {
 }
 // [end: grid]
 
-// Pass 2 over `count` partials: one block, launched early where it can be (launch_early).
-template <class Op>
-cudaError_t launch_pass2(const typename Op::Acc* partials, unsigned count, void* result, cudaStream_t stream,
-                         bool early) {
-  return launch_early(reduce_pass2<Op>, dim3(1), dim3(kFinalBlock), 0, stream, early, partials, count, result);
-}
-
 // --- the API, CUB-style: call once with scratch == nullptr for the size, then again to reduce --
 
 // Reduces what `src` reads (n elements) with Op. The scratch holds one partial per pass-1 block:
@@ -202,8 +195,10 @@ cudaError_t reduce_source(void* scratch, std::size_t& scratch_bytes, Source src,
   reduce_pass1<Op, Policy, Source>
       <<<blocks, kBlock, 0, stream>>>(src, n, partials, blocks == 1 ? result : nullptr);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess || blocks == 1) return e;
+  // Pass 2 over the partials: one block, launched early where the device can (launch_early).
   const bool early = Policy::kEarlyLaunch && limits_of<Op, Policy, Source>().programmatic;
-  return launch_pass2<Op>(partials, blocks, result, stream, early);
+  return launch_early(reduce_pass2<Op>, dim3(1), dim3(kFinalBlock), 0, stream, early,
+                      static_cast<const typename Op::Acc*>(partials), blocks, result);
 }
 
 // The same over an array of Op::In.
@@ -229,8 +224,8 @@ std::size_t scratch_bytes(std::size_t n) {
 template <class Op, class Policy = Tuning>
 void launch(const red::ReduceCall& c) {
   std::size_t bytes = c.scratch_bytes;
-  CUDA_CHECK(
-      (reduce<Op, Policy>(c.scratch, bytes, static_cast<const typename Op::In*>(c.input), c.n, c.output, c.stream)));
+  const Array<typename Op::In, typename Policy::Load> src{static_cast<const typename Op::In*>(c.input)};
+  CUDA_CHECK((reduce_source<Op, Policy>(c.scratch, bytes, src, c.n, c.output, c.stream)));
 }
 
 // The longest chain of additions an element goes through, for the error bound a sum must meet

@@ -30,6 +30,7 @@
 
 #include "13_custom_ops/host_reference.hpp"
 #include "13_custom_ops/user_op.cuh"
+#include "batch_report.hpp"
 #include "command_line.hpp"
 #include "device_info.hpp"
 #include "harness.hpp"
@@ -69,6 +70,53 @@ std::vector<In> input_for(const Options& opt, std::size_t n) {
     return generate_floats(opt.dist, n, opt.seed);
 }
 
+// The report: one JSON line, or a few lines of text.
+struct Report {
+  std::string op, shown;
+  const char* kernel;
+  std::size_t n;
+  Verdict verdict;
+  GateOutcome gate;
+  bool passed;
+  red::TimedCall timed;
+};
+
+void print(const Report& r, const red::DeviceInfo& dev, int repeat, bool json) {
+  const Verdict& v = r.verdict;
+  if (json) {
+    red::Json j;
+    j["chapter"] = "13_custom_ops";
+    j["device"] = dev.name;
+    j["op"] = r.op;
+    j["n"] = r.n;
+    j["kernel"] = r.kernel;
+    j["result"] = v.result;
+    j["error"] = red::json_number(v.error);
+    j["bound"] = red::json_number(v.bound);
+    j["bounded"] = v.bounded;
+    j["exact_check"] = r.gate.ran ? red::Json(r.gate.passed) : red::Json(nullptr);
+    j["passed"] = r.passed;
+    j["time_us"] = red::json_number(r.timed.timing.median_us);
+    j["gbps"] = red::json_number(r.timed.gbps);
+    std::fputs(red::json_line(j).c_str(), stdout);
+    return;
+  }
+  std::printf("13_custom_ops on %s: %s of %zu elements, kernel %s\n", dev.name.c_str(), r.op.c_str(), r.n, r.kernel);
+  std::printf("  result:   %s\n", r.shown.c_str());
+  if (v.bounded)
+    std::printf("  checked:  against float64, error %.3g (bound %.3g): %s\n", v.error, v.bound,
+                v.passed ? "PASS" : ("FAIL (" + v.why + ")").c_str());
+  else
+    std::printf("  checked:  against float64, error %.3g: not judged (%s)\n", v.error, v.why.c_str());
+  if (r.gate.ran)
+    std::printf("  exact:    %s (exact data of the same n: the result must be equal)\n",
+                r.gate.passed ? "PASS" : ("FAIL (" + r.gate.why + ")").c_str());
+  std::printf("  time:     %.2f us per call (steady state, median of %d), %.1f GB/s\n", r.timed.timing.median_us,
+              repeat, r.timed.gbps);
+}
+
+// One call of kernel k with operator Op: the checks that need no GPU, the input on the device, the
+// call itself (the chapter's launch, called from here), then its check, its time and the report.
 template <class Op>
 int run_op(const Options& opt, Kernel k) {
   using In = typename Op::In;
@@ -78,11 +126,7 @@ int run_op(const Options& opt, Kernel k) {
   const std::size_t n = opt.input.empty() ? opt.n : red::raw_count(opt.input, sizeof(In));
   if (n > (std::size_t{1} << 36)) throw Usage("--input: '" + opt.input + "' holds more than 2^36 elements");
   if (!opt.output.empty()) red::check_writable(opt.output);
-  if (!red::gpu_available()) {
-    std::fprintf(stderr, "13_custom_ops: no usable CUDA GPU\n");
-    return red::kExitNoGpu;
-  }
-  const red::DeviceInfo dev = red::query_device();
+  const red::DeviceInfo dev = red::query_device();  // NoGpuError without a GPU
   const bool resident = red::l2_resident(n * sizeof(In), dev);
   const std::size_t device_bytes =
       n * sizeof(In) + scratch_for<Op>(k, n) + red::kResultBytes + (resident ? 0 : 2 * dev.l2_bytes);  // + the L2 scrub
@@ -101,81 +145,43 @@ int run_op(const Options& opt, Kernel k) {
   red::DeviceBuffer scratch(std::max<std::size_t>(1, scratch_for<Op>(k, n)));
   scratch.zero_prefix(zeroed_for<Op>(k));
   const red::Stream stream;
-  Call c;
-  c.input = input.get();
-  c.n = n;
-  c.output = output.get();
-  c.scratch = scratch.get();
-  c.scratch_bytes = scratch.bytes();
-  c.stream = stream.get();
-  launch_with<Op>(k, c);
+  const Call c{input.get(), n, output.get(), scratch.get(), scratch.bytes(), stream.get()};
+
+  // The call: the kernel the flags chose.
+  constexpr bool kBytes = std::is_same_v<Op, AnyNonzero> || std::is_same_v<Op, AllNonzero>;
+  if (k == Kernel::ordered) {
+    launch_ordered<Op>(c);  // ordered.cuh: keeps the elements' order
+  } else if (k == Kernel::reordering) {
+    if constexpr (Op::kCommutative)
+      launch<Op>(c);  // reduce.cuh: chapter 10's kernel
+    else
+      launch_reordering_anyway<Op>(c);  // the same kernel on an order-sensitive operator, to show it fail
+  } else if constexpr (kBytes) {
+    if (k == Kernel::votes)
+      launch_votes<std::is_same_v<Op, AllNonzero>, false>(c);  // votes.cuh: every byte read
+    else
+      launch_votes<std::is_same_v<Op, AllNonzero>, true>(c);  // votes.cuh: stops once the answer is known
+  }
   stream.sync();
   RawResult raw{};
   output.download(raw.data(), raw.size());
-  std::string shown;
-  const Verdict v = verdict_of<Op>(k, x.data(), n, raw, shown);
-  const bool passed = (v.bounded ? v.passed : gate.ran) && gate.passed;
 
-  std::optional<red::L2Scrubber> scrubber;
-  if (!resident) scrubber.emplace(dev);
-  red::TimingConfig cfg;
-  cfg.repetitions = opt.repeat;
-  cfg.scrubber = scrubber ? &*scrubber : nullptr;
-  const red::Timing timing = red::time_on_stream([&] { launch_with<Op>(k, c); }, stream.get(), cfg);
-  const double gbps = static_cast<double>(n * sizeof(In)) / (timing.median_us * 1e3);
+  Report r{opt.op, "", kernel_name(k), n, {}, gate, false, {}};
+  r.verdict = verdict_of<Op>(k, x.data(), n, raw, r.shown);
+  r.passed = (r.verdict.bounded ? r.verdict.passed : gate.ran) && gate.passed;
+  r.timed = red::time_call([&] { launch_with<Op>(k, c); }, n * sizeof(In), dev, opt.repeat, stream.get());
   if (!opt.output.empty()) red::write_raw(opt.output, raw.data(), ResultOf<Op>::kBytes);
-  if (opt.json) {
-    red::Json j;
-    j["chapter"] = "13_custom_ops";
-    j["device"] = dev.name;
-    j["op"] = opt.op;
-    j["n"] = n;
-    j["kernel"] = kernel_name(k);
-    j["result"] = v.result;
-    j["error"] = red::json_number(v.error);
-    j["bound"] = red::json_number(v.bound);
-    j["bounded"] = v.bounded;
-    j["exact_check"] = gate.ran ? red::Json(gate.passed) : red::Json(nullptr);
-    j["passed"] = passed;
-    j["time_us"] = red::json_number(timing.median_us);
-    j["gbps"] = red::json_number(gbps);
-    std::fputs(red::json_line(j).c_str(), stdout);
-  } else {
-    std::printf("13_custom_ops on %s: %s of %zu elements, kernel %s\n", dev.name.c_str(), opt.op.c_str(), n, kernel_name(k));
-    std::printf("  result:   %s\n", shown.c_str());
-    if (v.bounded)
-      std::printf("  checked:  against float64, error %.3g (bound %.3g): %s\n", v.error, v.bound,
-                  v.passed ? "PASS" : ("FAIL (" + v.why + ")").c_str());
-    else
-      std::printf("  checked:  against float64, error %.3g: not judged (%s)\n", v.error, v.why.c_str());
-    if (gate.ran)
-      std::printf("  exact:    %s (exact data of the same n: the result must be equal)\n",
-                  gate.passed ? "PASS" : ("FAIL (" + gate.why + ")").c_str());
-    std::printf("  time:     %.2f us per call (steady state, median of %d), %.1f GB/s\n", timing.median_us, opt.repeat, gbps);
-  }
-  return passed ? red::kExitPassed : red::kExitCheckFailed;
+  print(r, dev, opt.repeat, opt.json);
+  return r.passed ? red::kExitPassed : red::kExitCheckFailed;
 }
 
-int run(const Options& opt) {
-  const bool bytes = opt.op == "any" || opt.op == "all", pairs = opt.op == "affine";
-  Kernel k = bytes ? Kernel::votes : pairs ? Kernel::ordered : Kernel::reordering;
-  if (opt.kernel == "reordering") k = Kernel::reordering;
-  if (opt.kernel == "ordered") k = Kernel::ordered;
-  if (opt.kernel == "votes") k = Kernel::votes;
-  if (opt.kernel == "early_exit") k = Kernel::votes_early_exit;
-  if (opt.op == "argmin") return run_op<ArgMin<float>>(opt, k);
-  if (opt.op == "minmax") return run_op<MinMax<float>>(opt, k);
-  if (opt.op == "product") return run_op<Product<float>>(opt, k);
-  if (opt.op == "log_product") return run_op<LogProduct<float>>(opt, k);
-  if (opt.op == "scaled_product") return run_op<ScaledProduct<float>>(opt, k);
-  if (opt.op == "any") return run_op<AnyNonzero>(opt, k);
-  if (opt.op == "all") return run_op<AllNonzero>(opt, k);
-  if (opt.op == "lse") return run_op<LogSumExp<float>>(opt, k);
-  if (opt.op == "lse_naive") return run_op<NaiveLogSumExp<float>>(opt, k);
-  if (opt.op == "mean_variance") return run_op<MeanVariance<float>>(opt, k);
-  if (opt.op == "mean_variance_naive") return run_op<NaiveMeanVariance<float>>(opt, k);
-  if (opt.op == "affine") return run_op<ComposeAffine>(opt, k);
-  return run_op<user_functors::SumOfSquares>(opt, k);
+Kernel kernel_of(const Options& opt) {
+  if (opt.kernel == "reordering") return Kernel::reordering;
+  if (opt.kernel == "ordered") return Kernel::ordered;
+  if (opt.kernel == "votes") return Kernel::votes;
+  if (opt.kernel == "early_exit") return Kernel::votes_early_exit;
+  const bool bytes = opt.op == "any" || opt.op == "all", pairs = opt.op == "affine";  // automatic
+  return bytes ? Kernel::votes : pairs ? Kernel::ordered : Kernel::reordering;
 }
 
 }  // namespace
@@ -199,5 +205,23 @@ int main(int argc, char** argv) {
   app.add_flag("--json", opt.json, "one JSON line instead of the report");
   app.footer("Exit codes: 0 passed, 1 the check failed, 2 bad arguments, 3 no GPU, 4 a CUDA error.");
   if (const int stop = red::parse_command_line(app, argc, argv); stop >= 0) return stop;
-  return red::run_program("13_custom_ops", [&] { return run(opt); });
+  try {
+    const Kernel k = kernel_of(opt);
+    const std::string& op = opt.op;
+    if (op == "argmin") return run_op<ArgMin<float>>(opt, k);
+    if (op == "minmax") return run_op<MinMax<float>>(opt, k);
+    if (op == "product") return run_op<Product<float>>(opt, k);
+    if (op == "log_product") return run_op<LogProduct<float>>(opt, k);
+    if (op == "scaled_product") return run_op<ScaledProduct<float>>(opt, k);
+    if (op == "any") return run_op<AnyNonzero>(opt, k);
+    if (op == "all") return run_op<AllNonzero>(opt, k);
+    if (op == "lse") return run_op<LogSumExp<float>>(opt, k);
+    if (op == "lse_naive") return run_op<NaiveLogSumExp<float>>(opt, k);
+    if (op == "mean_variance") return run_op<MeanVariance<float>>(opt, k);
+    if (op == "mean_variance_naive") return run_op<NaiveMeanVariance<float>>(opt, k);
+    if (op == "affine") return run_op<ComposeAffine>(opt, k);
+    return run_op<user_functors::SumOfSquares>(opt, k);
+  } catch (...) {
+    return red::program_failed("13_custom_ops");  // bad input 2, no GPU 3, a CUDA error 4
+  }
 }

@@ -57,12 +57,22 @@ struct ReduceCall {
   cudaStream_t stream = nullptr;
 };
 
+// One row of a chapter's table: the chapter's own functions that size its scratch and launch it,
+// instantiated for one operator type (e.g. &ch01::launch<Sum<float>>).
+struct Launcher {
+  std::size_t (*scratch_bytes)(std::size_t n);
+  void (*launch)(const ReduceCall& call);
+  // The scratch's first bytes that the caller zeroes once and every call leaves zero (above);
+  // null for a chapter that needs none.
+  std::size_t (*zeroed_scratch_bytes)() = nullptr;
+};
+
 struct Chapter {
   std::string name;     // the folder name, e.g. "01_naive"
   std::string summary;  // one line for --help and the benchmark
   Support support;
   std::function<std::size_t(Op, DType, std::size_t n)> scratch_bytes;
-  std::function<void(const ReduceCall&)> launch;
+  std::function<void(const ReduceCall&)> launch;  // launcher(call.op, call.dtype).launch, after the contract's checks
   // The longest chain of floating-point additions any element goes through for this n: it sets
   // the error bound a sum must meet (reference.hpp, sum_error_bound).
   std::function<std::size_t(std::size_t n)> sum_depth;
@@ -87,6 +97,10 @@ struct Chapter {
     std::string variant_of;
     std::vector<std::pair<std::string, double>> params;
   } bench_info;
+  // The row of the chapter's table for (op, dtype): its own scratch_bytes and launch instantiated
+  // for that operator type (std::invalid_argument for a pair it does not support). A chapter's
+  // main() calls them directly, so nothing stands between main() and the chapter's launch.
+  std::function<Launcher(Op, DType)> launcher;
 
   bool supports(Op op, DType t) const {
     return std::find(support.begin(), support.end(), OpDType{op, t}) != support.end();

@@ -13,16 +13,6 @@
 
 namespace red {
 
-// One row of a chapter's table: the chapter's own functions that size its scratch and launch it,
-// instantiated for one operator type (e.g. &ch01::launch<Sum<float>>).
-struct Launcher {
-  std::size_t (*scratch_bytes)(std::size_t n);
-  void (*launch)(const ReduceCall& call);
-  // The scratch's first bytes that the caller zeroes once and every call leaves zero (chapter.hpp);
-  // null for a chapter that needs none.
-  std::size_t (*zeroed_scratch_bytes)() = nullptr;
-};
-
 // For chapters that need no scratch.
 inline std::size_t no_scratch(std::size_t) { return 0; }
 
@@ -54,6 +44,7 @@ Chapter make_chapter(std::string name, std::string summary, LauncherOf launcher_
   ch.summary = std::move(summary);
   ch.support = support_of(OpsList{}, TypesList{});
   ch.scratch_bytes = [find](Op op, DType t, std::size_t n) { return find(op, t).scratch_bytes(n); };
+  ch.launcher = [find](Op op, DType t) { return find(op, t); };
   ch.launch = [find, chapter_name = ch.name](const ReduceCall& c) {
     const Launcher& l = find(c.op, c.dtype);  // throws for unsupported pairs
     check_scratch(chapter_name, c.scratch, c.scratch_bytes, l.scratch_bytes(c.n));

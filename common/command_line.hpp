@@ -39,13 +39,12 @@ struct BadInput : std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
-// The rest of such a program's main, once its options are parsed: run()'s exit code; 2 with the
-// message for bad input (any std::invalid_argument); 4 with the reason for any other failure (a
-// CUDA call that failed).
-template <class Run>
-int run_program(const std::string& name, Run&& run) {
+// Inside a catch block of such a program's main: prints the current exception's message and
+// returns its exit code: 2 for bad input (any std::invalid_argument), 3 without a GPU, 4 for any
+// other failure (a CUDA call that failed).
+inline int program_failed(const std::string& name) {
   try {
-    return run();
+    throw;
   } catch (const std::invalid_argument& e) {  // BadInput, and inputs.hpp's FileError
     std::fprintf(stderr, "%s: %s\n", name.c_str(), e.what());
     return kExitUsage;
@@ -58,6 +57,17 @@ int run_program(const std::string& name, Run&& run) {
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s: %s\n", name.c_str(), e.what());
     return kExitCudaError;
+  }
+}
+
+// The rest of such a program's main, once its options are parsed: run()'s exit code, or
+// program_failed's.
+template <class Run>
+int run_program(const std::string& name, Run&& run) {
+  try {
+    return run();
+  } catch (...) {
+    return program_failed(name);
   }
 }
 

@@ -168,62 +168,119 @@ ParseResult parse_options(const Chapter& ch, const std::vector<std::string>& arg
   return {opt, kExitPassed};
 }
 
-int run_chapter(const Chapter& ch, const Options& opt, std::ostream& out, std::ostream& err) {
-  const DeviceInfo dev = query_device();  // throws NoGpuError without a GPU
+struct Program::Run {
+  DeviceInfo dev;
+  Launcher launcher{};
+  bool resident = false;
+  CheckOutcome exact;
+  HostArray host, host2;
+  DeviceInput in, in2;
+  std::optional<Workspace> ws;
+  ReduceCall call;
+  RawResult raw{};
+  DeviceResult got;
+  Reference ref;
+  CheckOutcome chk;
+  Timing timing;
+};
+
+Program::Program(const Chapter& ch, const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
+    : ch_(ch), out_(out), err_(err) {
+  ParseResult parsed = parse_options(ch, args, out, err);
+  options_ = std::move(parsed.options);
+  exit_code_ = parsed.exit_code;
+}
+
+Program::Program(const Chapter& ch, int argc, char** argv)
+    : Program(ch, std::vector<std::string>(argv + 1, argv + argc), std::cout, std::cerr) {}
+
+Program::~Program() = default;
+
+Launcher Program::launcher() const { return ch_.launcher(options_->op, options_->dtype); }
+
+ReduceCall Program::call(std::size_t scratch_bytes) {
+  const Options& opt = *options_;
+  run_ = std::make_unique<Run>();
+  Run& r = *run_;
+  r.dev = query_device();  // throws NoGpuError without a GPU
+  r.launcher = launcher();
   const std::size_t elem = size_of(opt.dtype);
   const std::size_t vectors = opt.op == Op::dot ? 2 : 1;
-  const bool resident = l2_resident(vectors * opt.n * elem, dev);
+  r.resident = l2_resident(vectors * opt.n * elem, r.dev);
 
   const double device_bytes = static_cast<double>(vectors * (opt.offset + opt.n) * elem) +
-                              ch.scratch_bytes(opt.op, opt.dtype, opt.n) + kResultBytes +
-                              (resident ? 0.0 : 2.0 * dev.l2_bytes);  // the L2 scrub buffer
-  if (device_bytes > static_cast<double>(dev.free_memory)) {
-    err << ch.name << ": error: n = " << opt.n << " " << name(opt.dtype) << " needs " << gb(device_bytes)
-        << " of device memory (input, scratch, output); " << dev.name << " has "
-        << gb(static_cast<double>(dev.free_memory)) << " free\n";
-    return kExitUsage;
-  }
+                              static_cast<double>(scratch_bytes) + kResultBytes +
+                              (r.resident ? 0.0 : 2.0 * r.dev.l2_bytes);  // the L2 scrub buffer
+  if (device_bytes > static_cast<double>(r.dev.free_memory))
+    throw std::invalid_argument("n = " + std::to_string(opt.n) + " " + std::string(name(opt.dtype)) + " needs " +
+                                gb(device_bytes) + " of device memory (input, scratch, output); " + r.dev.name +
+                                " has " + gb(static_cast<double>(r.dev.free_memory)) + " free");
   const double host_bytes = 1.0 * vectors * opt.n * elem;
-  if (host_bytes > 0.9 * static_cast<double>(host_available_bytes())) {
-    err << ch.name << ": error: n = " << opt.n << " needs " << gb(host_bytes) << " of host memory for the input; "
-        << gb(static_cast<double>(host_available_bytes())) << " is available\n";
-    return kExitUsage;
-  }
+  if (host_bytes > 0.9 * static_cast<double>(host_available_bytes()))
+    throw std::invalid_argument("n = " + std::to_string(opt.n) + " needs " + gb(host_bytes) +
+                                " of host memory for the input; " +
+                                gb(static_cast<double>(host_available_bytes())) + " is available");
 
   // First, on data where every order of additions is exact (its arrays are freed before the
   // reader's input is made): a sum that loses, doubles or zeroes anything fails here.
-  const CheckOutcome exact = exact_check(ch, opt.op, opt.dtype, opt.n, opt.seed);
+  r.exact = exact_check(ch_, opt.op, opt.dtype, opt.n, opt.seed);
 
-  HostArray host = opt.input_file.empty() ? generate(opt.dtype, opt.n, opt.dist, opt.seed)
-                                          : load_raw(opt.input_file, opt.dtype, opt.n);
-  HostArray host2;
+  r.host = opt.input_file.empty() ? generate(opt.dtype, opt.n, opt.dist, opt.seed)
+                                  : load_raw(opt.input_file, opt.dtype, opt.n);
   if (opt.op == Op::dot)
-    host2 = opt.input2_file.empty() ? generate(opt.dtype, opt.n, opt.dist, opt.seed + 1)
-                                    : load_raw(opt.input2_file, opt.dtype, opt.n);
-  DeviceInput in = upload(host, opt.offset);
-  DeviceInput in2 = opt.op == Op::dot ? upload(host2, opt.offset) : DeviceInput{};
-  Workspace ws(ch, opt.op, opt.dtype, opt.n);
-  cudaStream_t stream = nullptr;
-  ReduceCall call = make_call(opt.op, opt.dtype, in.data, opt.n, ws, stream, in2.data);
+    r.host2 = opt.input2_file.empty() ? generate(opt.dtype, opt.n, opt.dist, opt.seed + 1)
+                                      : load_raw(opt.input2_file, opt.dtype, opt.n);
+  r.in = upload(r.host, opt.offset);
+  if (opt.op == Op::dot) r.in2 = upload(r.host2, opt.offset);
+  r.ws.emplace(scratch_bytes, r.launcher.zeroed_scratch_bytes ? r.launcher.zeroed_scratch_bytes() : 0);
+  r.ws->output.fill(0xFF);
+  r.ws->poison_scratch(0xA5);
+  r.call = make_call(opt.op, opt.dtype, r.in.data, opt.n, *r.ws, nullptr, r.in2.data);
+  return r.call;
+}
 
-  const DeviceResult got = decode_result(run_once(ch, call, ws), opt.dtype, opt.op);
-  const Reference ref = opt.op == Op::dot ? reference_dot(host, host2) : reference(host, opt.op);
-  const CheckOutcome chk = check_result(ch, ref, got, opt.dtype, opt.op, opt.n);
-
-  std::optional<L2Scrubber> scrubber;  // cold above the L2 size, hot at or under it (timing.hpp)
-  if (!resident) scrubber.emplace(dev);
-  TimingConfig cfg;
-  cfg.repetitions = opt.repeat;
-  cfg.scrubber = scrubber ? &*scrubber : nullptr;
-  const Timing t = time_on_stream([&] { ch.launch(call); }, stream, cfg);
+void Program::read_result(const ReduceCall& call) {
   CUDA_CHECK_LAUNCH();
+  CUDA_CHECK(cudaStreamSynchronize(call.stream));
+  CUDA_CHECK(cudaMemcpy(run_->raw.data(), call.output, run_->raw.size(), cudaMemcpyDeviceToHost));
+}
 
-  const double bytes =
-      static_cast<double>(vectors * opt.n * elem) + static_cast<double>(size_of(result_dtype(opt.dtype, opt.op)));
+void Program::check() {
+  const Options& opt = *options_;
+  Run& r = *run_;
+  r.got = decode_result(r.raw, opt.dtype, opt.op);
+  r.ref = opt.op == Op::dot ? reference_dot(r.host, r.host2) : reference(r.host, opt.op);
+  r.chk = check_result(ch_, r.ref, r.got, opt.dtype, opt.op, opt.n);
+}
+
+void Program::time() {
+  Run& r = *run_;
+  std::optional<L2Scrubber> scrubber;  // cold above the L2 size, hot at or under it (timing.hpp)
+  if (!r.resident) scrubber.emplace(r.dev);
+  TimingConfig cfg;
+  cfg.repetitions = options_->repeat;
+  cfg.scrubber = scrubber ? &*scrubber : nullptr;
+  r.timing = time_on_stream([&] { r.launcher.launch(r.call); }, r.call.stream, cfg);
+  CUDA_CHECK_LAUNCH();
+}
+
+int Program::report() {
+  const Options& opt = *options_;
+  const Run& r = *run_;
+  const DeviceInfo& dev = r.dev;
+  const DeviceResult& got = r.got;
+  const Reference& ref = r.ref;
+  const CheckOutcome &chk = r.chk, &exact = r.exact;
+  const Timing& t = r.timing;
+  std::ostream& out = out_;
+  const std::size_t vectors = opt.op == Op::dot ? 2 : 1;
+  const double bytes = static_cast<double>(vectors * opt.n * size_of(opt.dtype)) +
+                       static_cast<double>(size_of(result_dtype(opt.dtype, opt.op)));
   const double gbps = t.median_us > 0 ? bytes / (t.median_us * 1e3) : 0.0;
   const double pct = dev.dram_gbps > 0 ? 100.0 * gbps / dev.dram_gbps : 0.0;
   const bool integer = !is_floating(result_dtype(opt.dtype, opt.op));
-
+  const bool resident = r.resident;
+  const Chapter& ch = ch_;
   if (opt.json) {
     Json j;
     j["chapter"] = ch.name;
@@ -284,37 +341,46 @@ int run_chapter(const Chapter& ch, const Options& opt, std::ostream& out, std::o
     out << line;
   }
   if (t.batches_released_late > 0)
-    err << ch.name << ": warning: the host did not queue " << t.batches_released_late
+    err_ << ch.name << ": warning: the host did not queue " << t.batches_released_late
         << " batch(es) of calls in time; the back-to-back time may include host work\n";
-  if (!chk.passed) err << ch.name << ": check failed: " << chk.why << "\n";
-  if (!exact.passed) err << ch.name << ": exact-data check failed: " << exact.why << "\n";
+  if (!chk.passed) err_ << ch.name << ": check failed: " << chk.why << "\n";
+  if (!exact.passed) err_ << ch.name << ": exact-data check failed: " << exact.why << "\n";
   return chk.passed && exact.passed ? kExitPassed : kExitCheckFailed;
 }
 
-int chapter_main(const Chapter& ch, const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+int Program::failed() {
   try {
-    ParseResult parsed = parse_options(ch, args, out, err);
-    if (!parsed.options) return parsed.exit_code;
-    return run_chapter(ch, *parsed.options, out, err);
+    throw;
   } catch (const NoGpuError& e) {
-    err << ch.name << ": error: " << e.what()
-        << ". This program needs an NVIDIA GPU; results/h200/ holds the published H200 figures.\n";
-    return kExitNoGpu;
+    err_ << ch_.name << ": error: " << e.what()
+         << ". This program needs an NVIDIA GPU; results/h200/ holds the published H200 figures.\n";
+    return exit_code_ = kExitNoGpu;
   } catch (const CudaError& e) {
-    err << ch.name << ": CUDA error: " << e.what() << "\n";
-    return kExitCudaError;
+    err_ << ch_.name << ": CUDA error: " << e.what() << "\n";
+    return exit_code_ = kExitCudaError;
   } catch (const std::bad_alloc&) {
-    err << ch.name << ": error: out of host memory\n";
-    return kExitUsage;
+    err_ << ch_.name << ": error: out of host memory\n";
+    return exit_code_ = kExitUsage;
   } catch (const std::exception& e) {
-    err << ch.name << ": error: " << e.what() << "\n";
-    return kExitUsage;
+    err_ << ch_.name << ": error: " << e.what() << "\n";
+    return exit_code_ = kExitUsage;
   }
 }
 
-int chapter_main(const Chapter& ch, int argc, char** argv) {
-  std::vector<std::string> args(argv + 1, argv + argc);
-  return chapter_main(ch, args, std::cout, std::cerr);
+int chapter_main(const Chapter& ch, const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  Program program(ch, args, out, err);
+  if (program.stopped()) return program.exit_code();
+  try {
+    const Launcher lesson = program.launcher();
+    const ReduceCall call = program.call(lesson.scratch_bytes(program.n()));
+    lesson.launch(call);
+    program.read_result(call);
+    program.check();
+    program.time();
+    return program.report();
+  } catch (...) {
+    return program.failed();
+  }
 }
 
 }  // namespace red

@@ -1,15 +1,16 @@
-// The chapter program: what every chapter's main() becomes.
+// The chapter program: the steps every chapter's main() takes, and its flags.
 //
 //   NN_name [--n N] [--dtype D] [--op OP] [--dist DIST] [--seed S] [--input FILE] [--offset K]
 //           [--repeat R] [--json] [--help]
 //
-// It reduces one input on the GPU, checks the result against the host reference, times the
-// chapter's launcher and prints one report (or one JSON line).
+// It reduces one input on the GPU with the chapter's launch, checks the result against the host
+// reference, times the launch and prints one report (or one JSON line).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <iosfwd>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -54,12 +55,70 @@ struct ParseResult {
 ParseResult parse_options(const Chapter& ch, const std::vector<std::string>& args, std::ostream& out,
                           std::ostream& err);
 
-// Runs a parsed request: refuses sizes the device cannot hold, then checks, times and reports.
-int run_chapter(const Chapter& ch, const Options& opt, std::ostream& out, std::ostream& err);
+// One run of a chapter program, in the steps every chapter's main.cu writes out:
+//
+//   red::Program program(chNN::chapter(), argc, argv);  // the flags parsed and checked
+//   if (program.stopped()) return program.exit_code();  // --help, or a bad value
+//   try {
+//     const red::Launcher lesson = program.launcher();   // chNN's functions for the flags' (op, dtype)
+//     const red::ReduceCall call = program.call(lesson.scratch_bytes(program.n()));
+//     lesson.launch(call);
+//     program.read_result(call);
+//     program.check();
+//     program.time();
+//     return program.report();
+//   } catch (...) {
+//     return program.failed();
+//   }
+//
+// Nothing stands between main() and the chapter's launch: main calls chNN::launch<Op> through the
+// function pointer the chapter's table holds for the flags' (op, dtype).
+class Program {
+ public:
+  // Parses and checks everything that needs no GPU (values, op/dtype support, the input files).
+  // On --help or a bad value it has printed the help or a one-line error, and stopped() is true.
+  Program(const Chapter& ch, int argc, char** argv);
+  Program(const Chapter& ch, const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+  ~Program();
+  Program(const Program&) = delete;
+  Program& operator=(const Program&) = delete;
 
-// parse_options + run_chapter on std::cout / std::cerr, with every exception turned into a
-// one-line message and its exit code.
-int chapter_main(const Chapter& ch, int argc, char** argv);
+  bool stopped() const { return !options_; }
+  int exit_code() const { return exit_code_; }
+  const Options& options() const { return *options_; }
+  std::size_t n() const { return options_->n; }
+  // The chapter's scratch_bytes and launch for the flags' (op, dtype).
+  Launcher launcher() const;
+
+  // The GPU's part of the setup: refuses a request the device or the host cannot hold (UsageError;
+  // NoGpuError without a GPU), runs the exact-data gate that check() reports (before the reader's
+  // input exists, so the two never share the memory), then makes the input, uploads it, and
+  // allocates the output and `scratch_bytes` of scratch: the chapter's zeroed bytes zeroed, the
+  // rest and the output poisoned, so nothing stale or unwritten can pass.
+  ReduceCall call(std::size_t scratch_bytes);
+  // Waits for the call's stream and copies the result back.
+  void read_result(const ReduceCall& call);
+  // The result against the float64 reference of the host, with the chapter's bound.
+  void check();
+  // The chapter's launch timed back to back (cold, the L2 cleared, when the input exceeds the L2).
+  void time();
+  // Prints the report (or the --json line) and returns the exit code.
+  int report();
+  // Inside a catch block: prints the current exception's one-line message and returns its exit
+  // code (no GPU: 3; a CUDA error: 4; anything refused: 2).
+  int failed();
+
+ private:
+  struct Run;  // what call() makes: the inputs on both sides, the buffers, the results
+  const Chapter& ch_;
+  std::ostream& out_;
+  std::ostream& err_;
+  std::optional<Options> options_;
+  int exit_code_ = kExitPassed;
+  std::unique_ptr<Run> run_;
+};
+
+// The same steps on the given streams, in-process: for the tests of the program's refusals.
 int chapter_main(const Chapter& ch, const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 }  // namespace red

@@ -129,6 +129,11 @@ Workspace::Workspace(const Chapter& ch, Op op, DType t, std::size_t n)
   scratch.zero_prefix(zeroed);
 }
 
+Workspace::Workspace(std::size_t scratch_bytes, std::size_t zeroed_bytes) : scratch(scratch_bytes), zeroed(zeroed_bytes) {
+  if (zeroed > scratch.bytes()) throw std::logic_error("zeroed scratch bytes exceed the scratch");
+  scratch.zero_prefix(zeroed);
+}
+
 bool Workspace::zeroed_bytes_are_zero() const { return scratch.prefix_is_zero(zeroed); }
 
 ReduceCall make_call(Op op, DType t, const void* in, std::size_t n, const Workspace& ws, cudaStream_t stream,

@@ -33,6 +33,8 @@ struct Workspace {
   DeviceBuffer scratch;
   std::size_t zeroed = 0;
   Workspace(const Chapter& ch, Op op, DType t, std::size_t n);
+  // `scratch_bytes` of scratch whose first `zeroed_bytes` are zeroed.
+  Workspace(std::size_t scratch_bytes, std::size_t zeroed_bytes);
   // Poisons the scratch with `byte_value`, all but the zeroed bytes, on `stream`.
   void poison_scratch(int byte_value, cudaStream_t stream = nullptr) const { scratch.fill(byte_value, stream, zeroed); }
   // Whether the zeroed bytes are still all zero (waits for the device).

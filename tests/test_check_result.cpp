@@ -18,6 +18,8 @@ Chapter fake(bool atomics) {
              [](std::size_t) { return std::size_t{4}; },
              [](Op, DType) { return std::string("none"); },
              {},
+             {},
+             {},
              {}};
   if (atomics) ch = with_global_float_atomics(ch, [](std::size_t n) { return n / 100; });
   return ch;

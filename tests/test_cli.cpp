@@ -24,7 +24,12 @@ Chapter refusing_chapter(std::string name, Support support) {
                  [](std::size_t n) { return n; },
                  [](Op, DType) { return std::string("none"); },
                  {},
-                 {}};
+                 {},
+                 {},
+                 [](Op, DType) {
+                   return Launcher{[](std::size_t) { return std::size_t{0}; },
+                                   [](const ReduceCall&) { throw std::logic_error("a refused request reached the launch"); }};
+                 }};
 }
 
 // f32 sum and max.

@@ -9,25 +9,22 @@
 // partial of 4 bytes or fewer travels with a flag in one 8-byte word, which needs no ordering at
 // all (flagged partials, below); a wider one is published by a ticket taken with release and
 // acquire semantics (take_ticket).
-// Smaller changes: up to two of 07's tiles one block does everything (no ticket); the block and
-// warp trees are written with cooperative groups (the same shuffles as chapter 06's, which the
-// benchmark and the SASS show); and the kernel is launched with programmatic dependent launch, so
-// that back-to-back calls overlap one launch with the previous kernel's end.
+// Smaller change: up to two of 07's tiles one block does everything (no ticket). The block's tree
+// is chapter 06's and the launch is an ordinary one; variant_kernels.cuh writes the tree with
+// cooperative groups and launches early, and the benchmark measures both beside this kernel.
 // Cost: the input read once; 1 launch whatever n; per block one store and one atomic on one
 // address; the last block reads the partials (blocks x 8 bytes, or blocks x sizeof(Acc)) once
 // more. Scratch: a 4-byte counter and an 8-byte slot per block that the caller zeroes once
 // (Chapter::zeroed_scratch_bytes), then the partials.
 #pragma once
 
-#include <cooperative_groups.h>
-#include <cooperative_groups/reduce.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cuda/atomic>
 #include <stdexcept>
 
-#include "06_warp_shuffle/reduce.cuh"  // ch06::block_reduce (the hand-written trees, for a variant)
+#include "06_warp_shuffle/reduce.cuh"  // ch06::block_reduce
 #include "07_two_pass/reduce.cuh"      // ch07::accumulate_share, Array, Tuning, device_limits
 #include "chapter.hpp"
 #include "cuda_check.hpp"
@@ -36,63 +33,23 @@
 
 namespace ch10 {
 
-namespace cg = cooperative_groups;
-
 constexpr unsigned kBlock = ch07::kBlock;  // 256 threads, as in 07's pass 1
-constexpr unsigned kWarp = 32;
+constexpr unsigned kWarp = ch06::kWarp;
 
-// The lesson's choices, on top of 07's (loads, unroll, fixed grid). The benchmark measures
-// policies that change one each (variants.cuh).
-struct Tuning : ch07::Tuning {
-  // The ticket as one cuda::atomic_ref fetch_add with acq_rel order; false: the classic pair of
-  // __threadfence() around a relaxed atomicAdd (cuda-samples' threadFenceReduction).
-  static constexpr bool kAtomicRef = true;
-  // The block's tree with cooperative groups (cg::reduce over warp tiles); false: chapter 06's
-  // hand-written shuffles.
-  static constexpr bool kCooperativeGroups = true;
-  // Launched with programmatic dependent launch (sm_90+): the kernel may be launched before the
-  // previous kernel on the stream has ended, and waits for it in cudaGridDependencySynchronize().
-  static constexpr bool kProgrammaticLaunch = true;
+// The lesson's choices: 07's loads, which ch07::accumulate_share reads from the policy, and two of
+// its own. The benchmark measures policies that change one each (variants.cuh).
+struct Tuning {
+  using Load = ch07::Tuning::Load;                                      // 16-byte vectors,
+  static constexpr unsigned kMaxLoads = ch07::Tuning::kMaxLoads;        // 8 in flight a thread,
+  static constexpr unsigned kMaxElements = ch07::Tuning::kMaxElements;  // 32 elements at most
   // Partials of 4 bytes or fewer travel with a flag in one 8-byte word, and the ticket needs no
-  // ordering at all (flagged partials, below); false: every type takes the acq_rel ticket.
+  // ordering at all (flagged partials, below); wider ones take the acq_rel ticket.
   static constexpr bool kFlaggedPartials = true;
   // Up to this many of 07's tiles one block does everything, in as many trips: no ticket at all.
   // A second trip of loads in one block costs less than the ticket between two blocks (the
   // variant single_block_1_tile measures it).
   static constexpr std::size_t kSingleBlockTiles = 2;
 };
-
-// ---- the block's tree, with cooperative groups --------------------------------------------------
-//
-// cg::reduce over a 32-thread tile is a warp's shuffle tree (it compiles to the SHFL instructions
-// of chapter 06's warp_reduce); the tile and the block are named objects instead of threadIdx
-// arithmetic, and block.sync() is __syncthreads(). The result is valid in thread 0. Safe to call
-// twice with the same per_warp: the first sync keeps a warp from writing per_warp while warp 0 may
-// still read the previous call's values.
-template <class Op>
-__device__ typename Op::Acc block_reduce_cg(typename Op::Acc v, typename Op::Acc* per_warp) {
-  using Acc = typename Op::Acc;
-  const auto combine = [](const Acc& a, const Acc& b) { return Op::combine(a, b); };
-  const cg::thread_block block = cg::this_thread_block();
-  const cg::thread_block_tile<kWarp> warp = cg::tiled_partition<kWarp>(block);
-  v = cg::reduce(warp, v, combine);
-  block.sync();
-  if (warp.thread_rank() == 0) per_warp[warp.meta_group_rank()] = v;
-  block.sync();
-  if (warp.meta_group_rank() == 0) {
-    v = warp.thread_rank() < warp.meta_group_size() ? per_warp[warp.thread_rank()] : Op::identity();
-    v = cg::reduce(warp, v, combine);
-  }
-  return v;
-}
-
-template <class Op, class Policy>
-__device__ typename Op::Acc block_reduce(typename Op::Acc v, typename Op::Acc* per_warp) {
-  if constexpr (Policy::kCooperativeGroups)
-    return block_reduce_cg<Op>(v, per_warp);
-  else
-    return ch06::block_reduce<Op>(v, per_warp);
-}
 
 // ---- the ticket -----------------------------------------------------------------------------------
 //
@@ -101,19 +58,16 @@ __device__ typename Op::Acc block_reduce(typename Op::Acc v, typename Op::Acc* p
 // read any partial as it was before its owner's release: acquire. One atomic read-modify-write with
 // acq_rel order is both (PTX: atom.acq_rel.gpu). At device scope, because the blocks that meet run
 // on different SMs. Without either half, nothing orders a store and an atomic to two addresses as
-// another SM sees them; the README shows what then goes wrong.
+// another SM sees them; the README shows what then goes wrong. Chapters 11 to 13 take the same
+// ticket (take_ticket<Tuning>). A template on the policy, so that a variant can put another ticket
+// in its place: variant_kernels.cuh specialises it with the classic pair of __threadfence().
+// [excerpt: take-ticket]
 template <class Policy>
 __device__ unsigned take_ticket(unsigned* tickets) {
-  if constexpr (Policy::kAtomicRef) {
-    cuda::atomic_ref<unsigned, cuda::thread_scope_device> counter(*tickets);
-    return counter.fetch_add(1, cuda::memory_order_acq_rel);
-  } else {
-    __threadfence();  // the partial before the ticket (a fence.sc.gpu: stronger, and dearer, than release)
-    const unsigned ticket = atomicAdd(tickets, 1u);
-    __threadfence();  // the partials after the ticket
-    return ticket;
-  }
+  cuda::atomic_ref<unsigned, cuda::thread_scope_device> counter(*tickets);
+  return counter.fetch_add(1, cuda::memory_order_acq_rel);
 }
+// [end: take-ticket]
 
 // ---- flagged partials: the data carries its own "written" -------------------------------------
 //
@@ -160,52 +114,35 @@ __device__ inline unsigned long long wait_for_flag(unsigned long long* slot) {
   return word;
 }
 
-// ---- the kernel -------------------------------------------------------------------------------------
+// ---- the meeting: publish, draw, and the last block gathers --------------------------------------
 
-// 07's pass 1 to each block's partial, then the ticket. `tickets` and `slots` are 0 when the kernel
-// starts (the caller zeroed them once; every call leaves them 0).
-template <class Op, class Policy, class Source>
-__global__ void __launch_bounds__(kBlock)
-    reduce_single_pass(Source src, std::size_t n, typename Op::Acc* partials, unsigned long long* slots,
-                       unsigned* tickets, void* result) {
+// Thread 0 publishes the block's partial, then draws a ticket: the ticket's number. A partial of 4
+// bytes or fewer goes with its flag into the block's slot, and the ticket is relaxed; a wider one
+// goes into `partials`, and the ticket is acq_rel. Either way the store comes first in the thread's
+// program, so a block that holds a ticket has issued its store.
+// [excerpt: ticket]
+template <class Op, class Policy>
+__device__ unsigned publish_and_take_ticket(typename Op::Acc acc, typename Op::Acc* partials, unsigned long long* slots,
+                                            unsigned* tickets) {
+  if constexpr (Policy::kFlaggedPartials && kFlaggable<typename Op::Acc>) {
+    Slot(slots[blockIdx.x]).store(flagged(acc), cuda::memory_order_relaxed);
+    return Counter(*tickets).fetch_add(1, cuda::memory_order_relaxed);
+  } else {
+    partials[blockIdx.x] = acc;
+    return take_ticket<Policy>(tickets);
+  }
+}
+// [end: ticket]
+
+// The last block: this thread's share of the partials combined into `total`, partial i going to
+// thread i % kBlock, in index order, whichever block came last. Each flagged slot is emptied once
+// read.
+// [excerpt: last-block]
+template <class Op, class Policy>
+__device__ void combine_partials(typename Op::Acc& total, const typename Op::Acc* partials, unsigned long long* slots) {
   using Acc = typename Op::Acc;
-  constexpr bool kFlagged = Policy::kFlaggedPartials && kFlaggable<Acc>;
-  __shared__ Acc per_warp[kWarp];
-  __shared__ bool last;
-#if __CUDA_ARCH__ >= 900
-  // Programmatic dependent launch. First: let the next kernel on the stream be launched now (it
-  // waits in its own cudaGridDependencySynchronize until this grid has ended). Then wait until the
-  // kernel before this one has ended and its writes are visible: it may have written the input, and
-  // a previous call's last block is still resetting the counter. Without the launch attribute both
-  // return at once.
-  cudaTriggerProgrammaticLaunchCompletion();
-  cudaGridDependencySynchronize();
-#endif
-  const Acc acc = block_reduce<Op, Policy>(ch07::accumulate_share<Op, Policy>(src, n), per_warp);
-  if (gridDim.x == 1) {  // one block: no one to wait for, and no ticket
-    if (threadIdx.x == 0) Op::store(result, acc);
-    return;
-  }
-  // [excerpt: ticket]
-  if (threadIdx.x == 0) {
-    if constexpr (kFlagged) {
-      Slot(slots[blockIdx.x]).store(flagged(acc), cuda::memory_order_relaxed);
-      last = Counter(*tickets).fetch_add(1, cuda::memory_order_relaxed) == gridDim.x - 1;
-    } else {
-      partials[blockIdx.x] = acc;
-      last = take_ticket<Policy>(tickets) == gridDim.x - 1;
-    }
-  }
-  // Every thread sees `last`; thread 0's acquire, then this barrier, orders the whole block's reads
-  // of the partials after every other block's release (causality is transitive in the PTX model).
-  __syncthreads();
-  if (!last) return;
-  // [end: ticket]
-  // [excerpt: last-block]
-  // The last block: partial i goes to thread i % kBlock, in index order, then the block's tree.
-  Acc total = Op::identity();
   for (unsigned i = threadIdx.x; i < gridDim.x; i += kBlock) {
-    if constexpr (kFlagged) {
+    if constexpr (Policy::kFlaggedPartials && kFlaggable<Acc>) {
       const unsigned long long word = wait_for_flag(&slots[i]);
       Slot(slots[i]).store(0, cuda::memory_order_relaxed);  // empty again for the next call
       total = Op::combine(total, unflagged<Acc>(word));
@@ -213,15 +150,43 @@ __global__ void __launch_bounds__(kBlock)
       total = Op::combine(total, partials[i]);
     }
   }
-  total = block_reduce<Op, Policy>(total, per_warp);
+}
+// [end: last-block]
+
+// ---- the kernel -------------------------------------------------------------------------------------
+
+// 07's pass 1 and chapter 06's block tree to each block's partial, then the meeting above.
+// `tickets` and `slots` are 0 when the kernel starts (the caller zeroed them once; every call
+// leaves them 0).
+// [excerpt: kernel]
+template <class Op, class Policy, class Source>
+__global__ void __launch_bounds__(kBlock)
+    reduce_single_pass(Source src, std::size_t n, typename Op::Acc* partials, unsigned long long* slots,
+                       unsigned* tickets, void* result) {
+  using Acc = typename Op::Acc;
+  __shared__ Acc per_warp[kWarp];
+  __shared__ bool last;
+  const Acc acc = ch06::block_reduce<Op>(ch07::accumulate_share<Op, Policy>(src, n), per_warp);
+  if (gridDim.x == 1) {  // one block: no one to wait for, and no ticket
+    if (threadIdx.x == 0) Op::store(result, acc);
+    return;
+  }
+  if (threadIdx.x == 0) last = publish_and_take_ticket<Op, Policy>(acc, partials, slots, tickets) == gridDim.x - 1;
+  // Every thread sees `last`; thread 0's acquire, then this barrier, orders the whole block's reads
+  // of the partials after every other block's release (causality is transitive in the PTX model).
+  __syncthreads();
+  if (!last) return;
+  Acc total = Op::identity();
+  combine_partials<Op, Policy>(total, partials, slots);
+  total = ch06::block_reduce<Op>(total, per_warp);
   if (threadIdx.x == 0) {
     Op::store(result, total);
     // Every block has drawn its ticket: nothing else touches the counter in this grid, and the next
     // call's kernel reads it only after this one has ended. Left at 0 for it.
     Counter(*tickets).store(0, cuda::memory_order_relaxed);
   }
-  // [end: last-block]
 }
+// [end: kernel]
 
 // ---- the launcher ------------------------------------------------------------------------------------
 
@@ -246,6 +211,14 @@ struct Scratch {
 
 template <class Op, class Policy>
 using SourceOf = ch07::Array<typename Op::In, typename Policy::Load>;
+
+// A call's input as 07's loads read it; refused when the pointer is off its element type's boundary.
+template <class Op, class Policy>
+SourceOf<Op, Policy> source_of(const red::ReduceCall& c) {
+  const SourceOf<Op, Policy> src{static_cast<const typename Op::In*>(c.input)};
+  if (!src.element_aligned()) throw std::invalid_argument("10_single_pass: input not aligned to its element type");
+  return src;
+}
 
 // The ticket kernel's grid limit, 07's rule: as many blocks as the GPU holds at once (asked once
 // per device, ch07::device_limits).
@@ -280,15 +253,12 @@ template <class Op, class Policy = Tuning>
 void launch(const red::ReduceCall& c) {
   red::check_scratch("10_single_pass", c.scratch, c.scratch_bytes, scratch_bytes<Op, Policy>(c.n));
   if (c.n == 0) return red::launch_store_identity<Op>(c.output, c.stream);
-  using Source = SourceOf<Op, Policy>;
-  const Source src{static_cast<const typename Op::In*>(c.input)};
-  if (!src.element_aligned()) throw std::invalid_argument("10_single_pass: input not aligned to its element type");
-  const ch07::DeviceLimits device = limits<Op, Policy>();
-  const Scratch<typename Op::Acc> s(c.scratch, device.max_blocks);
-
-  CUDA_CHECK(ch07::launch_early(reduce_single_pass<Op, Policy, Source>, dim3(grid_blocks<Op, Policy>(c.n, device.max_blocks)),
-                                dim3(kBlock), 0, c.stream, Policy::kProgrammaticLaunch && device.programmatic, src, c.n,
-                                s.partials, s.slots, s.tickets, c.output));
+  const SourceOf<Op, Policy> src = source_of<Op, Policy>(c);
+  const unsigned max_blocks = limits<Op, Policy>().max_blocks;
+  const Scratch<typename Op::Acc> s(c.scratch, max_blocks);
+  reduce_single_pass<Op, Policy><<<grid_blocks<Op, Policy>(c.n, max_blocks), kBlock, 0, c.stream>>>(
+      src, c.n, s.partials, s.slots, s.tickets, c.output);
+  CUDA_CHECK(cudaGetLastError());
 }
 
 // The longest chain of additions an element goes through: its thread's share (07's pass 1), the

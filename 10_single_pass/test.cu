@@ -22,14 +22,60 @@ unsigned counter_of(const Workspace& ws) {
   return counter;
 }
 
-// The lesson's grid for n, and the grid-sync variant's.
-template <class Op>
-unsigned lesson_blocks(std::size_t n) {
-  return ch10::grid_blocks<Op, ch10::Tuning>(n, ch10::limits<Op, ch10::Tuning>().max_blocks);
+// The grid each kernel takes for n: the lesson's kernel under a policy, the tuned kernel with some
+// of its choices, the grid-sync kernel. Equal trees on equal grids give equal bits.
+template <class Policy, class Op>
+unsigned lesson_kernel_blocks(std::size_t n) {
+  return ch10::grid_blocks<Op, Policy>(n, ch10::limits<Op, Policy>().max_blocks);
+}
+template <class Choices, class Op>
+unsigned tuned_kernel_blocks(std::size_t n) {
+  return ch10::grid_blocks<Op, ch10::Tuning>(n, ch10::tuned_limits<Op, ch10::Tuning, Choices>().max_blocks);
 }
 template <class Op>
-bool grid_sync_has_lessons_grid(std::size_t n) {
-  return lesson_blocks<Op>(n) == ch10::grid_blocks<Op, ch10::Tuning>(n, ch10::grid_sync_limits<Op>().max_blocks);
+unsigned grid_sync_blocks(std::size_t n) {
+  return ch10::grid_blocks<Op, ch10::Tuning>(n, ch10::grid_sync_limits<Op>().max_blocks);
+}
+
+// One f32 input of n elements through the lesson and every variant, each result checked against
+// the reference. The variants with chapter 06's tree (the lesson's) must give the lesson's bits
+// wherever their grid is the lesson's; the two with cooperative groups' tree, which adds in
+// another order, must give each other's.
+template <class Op>
+void check_variant_bits(red::Op op, std::size_t n) {
+  INFO("op=", std::string(name(op)), " n=", n);
+  const HostArray host = generate(DType::f32, n, op == red::Op::argmax ? Dist::ints : Dist::normal, test::fresh_seed());
+  const DeviceInput in = upload(host);
+  const Reference ref = reference(host, op);
+  const auto run = [&](const Chapter& chapter) {
+    INFO(chapter.kernel_name(op, DType::f32));
+    const Workspace ws(chapter, op, DType::f32, n);
+    const RawResult raw = run_once(chapter, make_call(op, DType::f32, in.data, n, ws, nullptr), ws);
+    CHECK(check_result(chapter, ref, decode_result(raw, DType::f32, op), DType::f32, op, n).passed);
+    return raw;
+  };
+  struct Variant {
+    const Chapter* chapter;
+    unsigned blocks;
+  };
+  const RawResult lesson = run(ch());
+  const unsigned lesson_blocks = lesson_kernel_blocks<ch10::Tuning, Op>(n);
+  const Variant lessons_tree[] = {
+      {&ch10::chapter_with<ch10::AcqRelTicket>(), lesson_kernel_blocks<ch10::AcqRelTicket, Op>(n)},
+      {&ch10::chapter_with<ch10::FenceTicket>(), lesson_kernel_blocks<ch10::FenceTicket, Op>(n)},
+      {&ch10::chapter_with<ch10::SingleBlockOneTile>(), lesson_kernel_blocks<ch10::SingleBlockOneTile, Op>(n)},
+      {&ch10::chapter_tuned<ch10::ProgrammaticLaunch>(), tuned_kernel_blocks<ch10::ProgrammaticLaunch, Op>(n)},
+      {&ch10::chapter_grid_sync(), grid_sync_blocks<Op>(n)}};
+  for (const Variant& v : lessons_tree) {
+    INFO(v.chapter->kernel_name(op, DType::f32), " blocks=", v.blocks, " lesson's=", lesson_blocks);
+    const RawResult got = run(*v.chapter);
+    if (v.blocks == lesson_blocks) CHECK(got == lesson);
+  }
+  const RawResult cg = run(ch10::chapter_tuned<ch10::CooperativeGroups>());
+  const RawResult cg_early = run(ch10::chapter_tuned<ch10::CooperativeGroupsProgrammaticLaunch>());
+  if (tuned_kernel_blocks<ch10::CooperativeGroups, Op>(n) ==
+      tuned_kernel_blocks<ch10::CooperativeGroupsProgrammaticLaunch, Op>(n))
+    CHECK(cg == cg_early);
 }
 }  // namespace
 
@@ -89,32 +135,16 @@ TEST_CASE("10_single_pass: bitwise identical over 100 runs, whichever block come
 }
 
 TEST_CASE("10_single_pass: the variants give the lesson's answers") {
-  // The classic fences and the plain launch change nothing in the arithmetic: the lesson's bits.
-  // The grid-wide barrier combines as the last block does: the lesson's bits where its grid is the
-  // lesson's. The hand-written shuffles are chapter 06's tree, a different order: right, not equal.
-  const std::size_t sizes[] = {1000, 20'000, (1 << 20) + 3, (1 << 24) + 7};
-  const Chapter* same_bits[] = {&ch10::chapter_with<ch10::AcqRelTicket>(), &ch10::chapter_with<ch10::FenceTicket>(),
-                                &ch10::chapter_with<ch10::PlainLaunch>()};
-  for (std::size_t n : sizes)
-    for (Op op : {Op::sum, Op::argmax}) {
-      INFO("op=", std::string(name(op)), " n=", n);
-      const HostArray host = generate(DType::f32, n, op == Op::argmax ? Dist::ints : Dist::normal, test::fresh_seed());
-      const DeviceInput in = upload(host);
-      const Reference ref = reference(host, op);
-      auto run = [&](const Chapter& chapter) {
-        const Workspace ws(chapter, op, DType::f32, n);
-        const RawResult raw = run_once(chapter, make_call(op, DType::f32, in.data, n, ws, nullptr), ws);
-        CHECK(check_result(chapter, ref, decode_result(raw, DType::f32, op), DType::f32, op, n).passed);
-        return raw;
-      };
-      const RawResult lesson = run(ch());
-      for (const Chapter* variant : same_bits) CHECK(run(*variant) == lesson);
-      const RawResult grid_sync = run(ch10::chapter_grid_sync());
-      const bool same_grid =
-          op == Op::sum ? grid_sync_has_lessons_grid<Sum<float>>(n) : grid_sync_has_lessons_grid<ArgMax<float>>(n);
-      if (same_grid) CHECK(grid_sync == lesson);
-      run(ch10::chapter_with<ch10::HandwrittenShuffles>());
-    }
+  // The fences, the acq_rel ticket and the early launch change nothing in the arithmetic; one
+  // block up to one tile and grid.sync() combine as the lesson's last block does. Up to two tiles
+  // (16,384 floats) the lesson's grid is one block, above it every variant's grid is the lesson's
+  // until the grid stops growing (SMs x blocks per SM of each kernel). 12,000 floats: one block
+  // for the lesson, two for single_block_1_tile.
+  for (std::size_t n : {std::size_t{1000}, std::size_t{12'000}, std::size_t{20'000}, std::size_t{1 << 20} + 3,
+                        std::size_t{1 << 24} + 7}) {
+    check_variant_bits<Sum<float>>(Op::sum, n);
+    check_variant_bits<ArgMax<float>>(Op::argmax, n);
+  }
 }
 
 TEST_CASE("10_single_pass: the variants over the shared sizes") {
@@ -123,6 +153,7 @@ TEST_CASE("10_single_pass: the variants over the shared sizes") {
     const std::vector<std::size_t> sizes = test::shared_sizes({8192, std::size_t{1} << 22});
     test::check_sizes(*variant, Op::sum, DType::f32, sizes);
     test::check_sizes(*variant, Op::sum, DType::f16, sizes);
+    test::check_sizes(*variant, Op::sum, DType::f64, sizes);  // 8-byte partials: the acq_rel ticket in every variant
     test::check_sizes(*variant, Op::argmax, DType::f32, sizes, Dist::ints);
     test::check_sizes(*variant, Op::max, DType::u8, sizes);
   }
@@ -136,6 +167,18 @@ TEST_CASE("10_single_pass: the variants at the sanitizer's sizes") {
     test::check_sizes(*variant, Op::sum, DType::f32, {1, 33, 1025, 16385, 100'003});
     test::check_sizes(*variant, Op::argmax, DType::f32, {33, 16385, 100'003}, Dist::ints);
     test::check_sizes(*variant, Op::sum, DType::u8, {16385, 100'003}, Dist::ints);
+  }
+}
+
+TEST_CASE("10_single_pass: launched early, back to back on one scratch, every call waits for the last") {
+  // With programmatic dependent launch a call's kernel starts before the previous one has ended,
+  // and waits in cudaGridDependencySynchronize() before it touches the input or the scratch: the
+  // counter and the slots the previous call's last block resets.
+  for (const Chapter* early : {&ch10::chapter_tuned<ch10::ProgrammaticLaunch>(),
+                               &ch10::chapter_tuned<ch10::CooperativeGroupsProgrammaticLaunch>()}) {
+    INFO(early->kernel_name(Op::sum, DType::f32));
+    for (DType t : {DType::f32, DType::f64}) test::check_repeated_calls(*early, Op::sum, t, 3'000'001);
+    test::check_stress(*early, Op::sum, 2'000);
   }
 }
 
@@ -174,7 +217,8 @@ TEST_CASE("10_single_pass: a call the launcher refuses leaves the scratch ready 
   for (std::size_t off : {4, 8}) {  // a scratch off a 16-byte boundary: its partials would be misaligned
     ReduceCall shifted = call;
     shifted.scratch = static_cast<char*>(call.scratch) + off;
-    CHECK_THROWS_WITH_AS(ch().launch(shifted), "10_single_pass: scratch not aligned to 16 bytes", std::invalid_argument);
+    CHECK_THROWS_WITH_AS(ch().launch(shifted), "10_single_pass: scratch not aligned to 16 bytes",
+                         std::invalid_argument);
     CHECK_THROWS_WITH_AS(ch10::launch<red::Sum<float>>(shifted), "10_single_pass: scratch not aligned to 16 bytes",
                          std::invalid_argument);
   }
@@ -196,7 +240,7 @@ TEST_CASE("10_single_pass: a counter another call has moved gives a wrong answer
   const Workspace ws(ch(), Op::sum, DType::f32, n);
   const ReduceCall call = make_call(Op::sum, DType::f32, in.data, n, ws, nullptr);
   const double exact = reference(host, Op::sum).value;
-  const unsigned blocks = lesson_blocks<Sum<float>>(n);
+  const unsigned blocks = lesson_kernel_blocks<ch10::Tuning, Sum<float>>(n);
   REQUIRE(blocks > 1);
   ws.scratch.upload(&blocks, sizeof blocks);
   int wrong = 0;

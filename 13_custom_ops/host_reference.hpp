@@ -83,7 +83,7 @@ std::size_t depth(Kernel k, std::size_t n) {
   if (k == Kernel::reordering) {
     using Policy = TuningOf<Op>;
     using Source = ch10::SourceOf<Op, Policy>;
-    const unsigned blocks = ch10::grid_blocks<Op, Policy>(n, ch10::limits<Op, Policy>().max_blocks);
+    const unsigned blocks = ch10::grid_blocks<Op, Policy>(n, ch10::tuned_limits<Op, Policy>().max_blocks);
     return ch10::single_pass_depth(n, blocks, ch07::unroll_of<Policy, Source>(), Source::kCount);
   }
   using Source = OrderedSource<Op>;

@@ -24,6 +24,7 @@
 #include <cstdio>
 #include <exception>
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -115,64 +116,105 @@ void print(const Report& r, const red::DeviceInfo& dev, int repeat, bool json) {
               repeat, r.timed.gbps);
 }
 
-// One call of kernel k with operator Op: the checks that need no GPU, the input on the device, the
-// call itself (the chapter's launch, called from here), then its check, its time and the report.
+// One call of kernel k with operator Op, prepared: the input on the device, the output and the
+// scratch allocated, and the chapter's launch function for k. main() makes the call itself; then
+// finish() checks it, times it and prints the report.
+struct Prepared {
+  Call call;
+  void (*launch)(const Call&) = nullptr;
+  virtual ~Prepared() = default;
+  virtual int finish() = 0;  // waits for the call; the check, the time and the report
+};
+
+// The launch function for kernel k: ch13::launch (chapter 10's kernel) for a commutative operator,
+// launch_reordering_anyway to show a non-commutative one fail there, launch_ordered, launch_votes.
 template <class Op>
-int run_op(const Options& opt, Kernel k) {
-  using In = typename Op::In;
-  // Everything that needs no GPU first: the kernel, the input file, the output file.
-  if ((k == Kernel::votes || k == Kernel::votes_early_exit) && !std::is_same_v<In, std::uint8_t>)
-    throw Usage("--kernel " + opt.kernel + ": the vote kernel reduces bytes with any or all only");
-  const std::size_t n = opt.input.empty() ? opt.n : red::raw_count(opt.input, sizeof(In));
-  if (n > (std::size_t{1} << 36)) throw Usage("--input: '" + opt.input + "' holds more than 2^36 elements");
-  if (!opt.output.empty()) red::check_writable(opt.output);
-  const red::DeviceInfo dev = red::query_device();  // NoGpuError without a GPU
-  const bool resident = red::l2_resident(n * sizeof(In), dev);
-  const std::size_t device_bytes =
-      n * sizeof(In) + scratch_for<Op>(k, n) + red::kResultBytes + (resident ? 0 : 2 * dev.l2_bytes);  // + the L2 scrub
-  if (device_bytes > dev.free_memory)
-    throw Usage("n = " + std::to_string(n) + ": the input and scratch need " + std::to_string(device_bytes) +
-                " bytes of device memory, " + std::to_string(dev.free_memory) + " are free");
-  // The exact-data gate, on its own input of the same n (freed before the reader's is made).
-  GateOutcome gate;
-  if constexpr (ExactGate<Op>::kExists) gate = ExactGate<Op>::run(k, n, opt.seed);
-
-  const std::vector<In> x = input_for<In>(opt, n);
-  red::DeviceBuffer input(std::max<std::size_t>(1, n * sizeof(In))), output(red::kResultBytes);
-  output.fill(0);  // an operator stores 4 to 16 bytes; all 16 are copied back
-  CUDA_CHECK(cudaDeviceSynchronize());  // the fill ran on the default stream, the calls run on their own
-  if (n) input.upload(x.data(), n * sizeof(In));
-  red::DeviceBuffer scratch(std::max<std::size_t>(1, scratch_for<Op>(k, n)));
-  scratch.zero_prefix(zeroed_for<Op>(k));
-  const red::Stream stream;
-  const Call c{input.get(), n, output.get(), scratch.get(), scratch.bytes(), stream.get()};
-
-  // The call: the kernel the flags chose.
-  constexpr bool kBytes = std::is_same_v<Op, AnyNonzero> || std::is_same_v<Op, AllNonzero>;
-  if (k == Kernel::ordered) {
-    launch_ordered<Op>(c);  // ordered.cuh: keeps the elements' order
-  } else if (k == Kernel::reordering) {
+void (*launch_for(Kernel k))(const Call&) {
+  if (k == Kernel::ordered) return &launch_ordered<Op>;
+  if (k == Kernel::reordering) {
     if constexpr (Op::kCommutative)
-      launch<Op>(c);  // reduce.cuh: chapter 10's kernel
+      return &launch<Op>;
     else
-      launch_reordering_anyway<Op>(c);  // the same kernel on an order-sensitive operator, to show it fail
-  } else if constexpr (kBytes) {
-    if (k == Kernel::votes)
-      launch_votes<std::is_same_v<Op, AllNonzero>, false>(c);  // votes.cuh: every byte read
-    else
-      launch_votes<std::is_same_v<Op, AllNonzero>, true>(c);  // votes.cuh: stops once the answer is known
+      return &launch_reordering_anyway<Op>;
   }
-  stream.sync();
-  RawResult raw{};
-  output.download(raw.data(), raw.size());
+  if constexpr (std::is_same_v<Op, AnyNonzero> || std::is_same_v<Op, AllNonzero>) {
+    constexpr bool kAll = std::is_same_v<Op, AllNonzero>;
+    return k == Kernel::votes ? &launch_votes<kAll, false> : &launch_votes<kAll, true>;
+  }
+  throw Usage("the vote kernel reduces bytes with any or all only");
+}
 
-  Report r{opt.op, "", kernel_name(k), n, {}, gate, false, {}};
-  r.verdict = verdict_of<Op>(k, x.data(), n, raw, r.shown);
-  r.passed = (r.verdict.bounded ? r.verdict.passed : gate.ran) && gate.passed;
-  r.timed = red::time_call([&] { launch_with<Op>(k, c); }, n * sizeof(In), dev, opt.repeat, stream.get());
-  if (!opt.output.empty()) red::write_raw(opt.output, raw.data(), ResultOf<Op>::kBytes);
-  print(r, dev, opt.repeat, opt.json);
-  return r.passed ? red::kExitPassed : red::kExitCheckFailed;
+template <class Op>
+struct PreparedOp : Prepared {
+  using In = typename Op::In;
+  Options opt;
+  Kernel k;
+  std::size_t n;
+  red::DeviceInfo dev;
+  GateOutcome gate;
+  std::vector<In> x;
+  red::DeviceBuffer input, output, scratch;
+  std::optional<red::Stream> stream;  // made once the GPU is known to be there
+
+  PreparedOp(const Options& o, Kernel kernel) : opt(o), k(kernel) {
+    // Everything that needs no GPU first: the kernel, the input file, the output file.
+    if ((k == Kernel::votes || k == Kernel::votes_early_exit) && !std::is_same_v<In, std::uint8_t>)
+      throw Usage("--kernel " + opt.kernel + ": the vote kernel reduces bytes with any or all only");
+    n = opt.input.empty() ? opt.n : red::raw_count(opt.input, sizeof(In));
+    if (n > (std::size_t{1} << 36)) throw Usage("--input: '" + opt.input + "' holds more than 2^36 elements");
+    if (!opt.output.empty()) red::check_writable(opt.output);
+    dev = red::query_device();  // NoGpuError without a GPU
+    const bool resident = red::l2_resident(n * sizeof(In), dev);
+    const std::size_t device_bytes = n * sizeof(In) + scratch_for<Op>(k, n) + red::kResultBytes +
+                                     (resident ? 0 : 2 * dev.l2_bytes);  // + the L2 scrub
+    if (device_bytes > dev.free_memory)
+      throw Usage("n = " + std::to_string(n) + ": the input and scratch need " + std::to_string(device_bytes) +
+                  " bytes of device memory, " + std::to_string(dev.free_memory) + " are free");
+    // The exact-data gate, on its own input of the same n (freed before the reader's is made).
+    if constexpr (ExactGate<Op>::kExists) gate = ExactGate<Op>::run(k, n, opt.seed);
+
+    x = input_for<In>(opt, n);
+    input = red::DeviceBuffer(std::max<std::size_t>(1, n * sizeof(In)));
+    output = red::DeviceBuffer(red::kResultBytes);
+    output.fill(0);  // an operator stores 4 to 16 bytes; all 16 are copied back
+    CUDA_CHECK(cudaDeviceSynchronize());  // the fill ran on the default stream, the calls run on their own
+    if (n) input.upload(x.data(), n * sizeof(In));
+    scratch = red::DeviceBuffer(std::max<std::size_t>(1, scratch_for<Op>(k, n)));
+    scratch.zero_prefix(zeroed_for<Op>(k));
+    stream.emplace();
+    call = Call{input.get(), n, output.get(), scratch.get(), scratch.bytes(), stream->get()};
+    launch = launch_for<Op>(k);
+  }
+
+  int finish() override {
+    stream->sync();
+    RawResult raw{};
+    output.download(raw.data(), raw.size());
+    Report r{opt.op, "", kernel_name(k), n, {}, gate, false, {}};
+    r.verdict = verdict_of<Op>(k, x.data(), n, raw, r.shown);
+    r.passed = (r.verdict.bounded ? r.verdict.passed : gate.ran) && gate.passed;
+    r.timed = red::time_call([&] { launch(call); }, n * sizeof(In), dev, opt.repeat, stream->get());
+    if (!opt.output.empty()) red::write_raw(opt.output, raw.data(), ResultOf<Op>::kBytes);
+    print(r, dev, opt.repeat, opt.json);
+    return r.passed ? red::kExitPassed : red::kExitCheckFailed;
+  }
+};
+
+std::unique_ptr<Prepared> prepare(const Options& opt, Kernel k) {
+  const std::string& op = opt.op;
+  if (op == "argmin") return std::make_unique<PreparedOp<ArgMin<float>>>(opt, k);
+  if (op == "minmax") return std::make_unique<PreparedOp<MinMax<float>>>(opt, k);
+  if (op == "product") return std::make_unique<PreparedOp<Product<float>>>(opt, k);
+  if (op == "log_product") return std::make_unique<PreparedOp<LogProduct<float>>>(opt, k);
+  if (op == "scaled_product") return std::make_unique<PreparedOp<ScaledProduct<float>>>(opt, k);
+  if (op == "any") return std::make_unique<PreparedOp<AnyNonzero>>(opt, k);
+  if (op == "all") return std::make_unique<PreparedOp<AllNonzero>>(opt, k);
+  if (op == "lse") return std::make_unique<PreparedOp<LogSumExp<float>>>(opt, k);
+  if (op == "lse_naive") return std::make_unique<PreparedOp<NaiveLogSumExp<float>>>(opt, k);
+  if (op == "mean_variance") return std::make_unique<PreparedOp<MeanVariance<float>>>(opt, k);
+  if (op == "mean_variance_naive") return std::make_unique<PreparedOp<NaiveMeanVariance<float>>>(opt, k);
+  if (op == "affine") return std::make_unique<PreparedOp<ComposeAffine>>(opt, k);
+  return std::make_unique<PreparedOp<user_functors::SumOfSquares>>(opt, k);
 }
 
 Kernel kernel_of(const Options& opt) {
@@ -206,21 +248,9 @@ int main(int argc, char** argv) {
   app.footer("Exit codes: 0 passed, 1 the check failed, 2 bad arguments, 3 no GPU, 4 a CUDA error.");
   if (const int stop = red::parse_command_line(app, argc, argv); stop >= 0) return stop;
   try {
-    const Kernel k = kernel_of(opt);
-    const std::string& op = opt.op;
-    if (op == "argmin") return run_op<ArgMin<float>>(opt, k);
-    if (op == "minmax") return run_op<MinMax<float>>(opt, k);
-    if (op == "product") return run_op<Product<float>>(opt, k);
-    if (op == "log_product") return run_op<LogProduct<float>>(opt, k);
-    if (op == "scaled_product") return run_op<ScaledProduct<float>>(opt, k);
-    if (op == "any") return run_op<AnyNonzero>(opt, k);
-    if (op == "all") return run_op<AllNonzero>(opt, k);
-    if (op == "lse") return run_op<LogSumExp<float>>(opt, k);
-    if (op == "lse_naive") return run_op<NaiveLogSumExp<float>>(opt, k);
-    if (op == "mean_variance") return run_op<MeanVariance<float>>(opt, k);
-    if (op == "mean_variance_naive") return run_op<NaiveMeanVariance<float>>(opt, k);
-    if (op == "affine") return run_op<ComposeAffine>(opt, k);
-    return run_op<user_functors::SumOfSquares>(opt, k);
+    const std::unique_ptr<Prepared> run = prepare(opt, kernel_of(opt));  // input, output, scratch
+    run->launch(run->call);  // the chapter's launch for the operator and kernel asked for
+    return run->finish();
   } catch (...) {
     return red::program_failed("13_custom_ops");  // bad input 2, no GPU 3, a CUDA error 4
   }

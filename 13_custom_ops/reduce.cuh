@@ -7,7 +7,9 @@
 // (tile r x grid + block) and its last block takes the partials i, i + 256, ...: it combines
 // elements out of order, which is right only for a commutative operator. launch refuses one that
 // says kCommutative = false; the order-keeping kernel for those is ordered.cuh, and any / all
-// with block votes is votes.cuh.
+// with block votes is votes.cuh. The kernel is chapter 10's tuned one (variant_kernels.cuh): its
+// block tree is written with cooperative groups, whose cg::reduce shuffles any accumulator (a struct
+// a word at a time), where chapter 06's shuffles take numbers and argmax pairs only.
 // Cost: the input read once; one launch; per block one partial and one atomic (chapter 10).
 // Scratch: a counter that the caller zeroes once, then one partial per block.
 #pragma once
@@ -19,8 +21,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "07_two_pass/reduce.cuh"    // ch07::Array, accumulate_share's loads, unroll_of
-#include "10_single_pass/reduce.cuh"  // ch10::launch (the commutative kernel), take_ticket
+#include "07_two_pass/reduce.cuh"              // ch07::Array, accumulate_share's loads, unroll_of
+#include "10_single_pass/variant_kernels.cuh"  // ch10::launch_tuned (the commutative kernel), take_ticket
 #include "13_custom_ops/ops.cuh"
 #include "cuda_check.hpp"
 #include "multipass.cuh"
@@ -78,28 +80,28 @@ using TuningOf = typename TuningFor<Op>::type;
 
 template <class Op, class Policy = TuningOf<Op>>
 std::size_t scratch_bytes(std::size_t n) {
-  return ch10::scratch_bytes<Op, Policy>(n);
+  return ch10::tuned_scratch_bytes<Op, Policy>(n);
 }
 template <class Op, class Policy = TuningOf<Op>>
 std::size_t zeroed_scratch_bytes() {
-  return ch10::zeroed_scratch_bytes<Op, Policy>();
+  return ch10::tuned_zeroed_scratch_bytes<Op, Policy>();
 }
 // [excerpt: launch]
-// The lesson's launcher for a commutative operator: chapter 10's kernel, unchanged.
+// The lesson's launcher for a commutative operator: chapter 10's tuned kernel, unchanged.
 template <class Op, class Policy = TuningOf<Op>>
 void launch(const Call& c) {
   if constexpr (!Op::kCommutative)
     throw std::invalid_argument("13_custom_ops: this operator is not commutative; the reordering kernel would "
                                 "combine its elements out of order (use launch_ordered)");
   else
-    ch10::launch<Op, Policy>(as_reduce_call<Op>(c));
+    ch10::launch_tuned<Op, Policy>(as_reduce_call<Op>(c));
 }
 // [end: launch]
 // The same kernel whatever the operator says: the demonstration that a non-commutative operator
 // comes out wrong from it (the tests and the program show it).
 template <class Op, class Policy = TuningOf<Op>>
 void launch_reordering_anyway(const Call& c) {
-  ch10::launch<Op, Policy>(as_reduce_call<Op>(c));
+  ch10::launch_tuned<Op, Policy>(as_reduce_call<Op>(c));
 }
 
 }  // namespace ch13

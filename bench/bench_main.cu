@@ -63,8 +63,8 @@ int main(int argc, char** argv) {
         // launches dominate (small n).
         if (t == DType::f32 && op == Op::sum && log2n <= 18)
           bench::register_chapter(bench::suite::chapter_07_plain_launch(), {{op, t, std::size_t{1} << log2n}});
-        // Chapter 10's variants (the plain launch, the classic fences, hand-written shuffles,
-        // grid.sync), f32 sum at every size: what each choice costs where launches dominate and
+        // Chapter 10's variants (the classic fences, grid.sync, cooperative groups' tree,
+        // programmatic launch), f32 sum at every size: what each choice costs where launches dominate and
         // where bytes do.
         if (t == DType::f32 && op == Op::sum)
           for (const Chapter* variant : bench::suite::variants_10())

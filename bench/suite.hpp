@@ -41,9 +41,9 @@ std::vector<Registration> solutions_04_to_06();
 std::vector<Registration> solutions_07_08();
 // suite_10.cu
 const Chapter& chapter_10();
-// every partial through the acq_rel ticket, the classic __threadfence() ticket, launched the
-// ordinary way, chapter 06's shuffles instead of cooperative groups, one block up to one tile (07's
-// rule), and grid.sync() in a cooperative launch instead of the ticket
+// every partial through the acq_rel ticket, the classic __threadfence() ticket, one block up to one
+// tile (07's rule), grid.sync() in a cooperative launch instead of the ticket, the block's tree
+// with cooperative groups, programmatic dependent launch, and both (the kernel 13 runs)
 std::vector<const Chapter*> variants_10();
 // suite_11.cu: chapter 11's batched shapes (rows, columns) with their strategies and
 // cub::DeviceSegmentedReduce, registered with register_timed

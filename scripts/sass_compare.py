@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Whether writing the block's tree with cooperative groups costs anything: the SASS of chapter
-10's kernel with cg::reduce (the lesson, ch10::Tuning) set beside the same kernel with chapter 06's
-hand-written shuffles (ch10::HandwrittenShuffles), as the compiler emitted them into a binary.
+10's kernel with chapter 06's hand-written shuffles (the lesson, ch10::reduce_single_pass) set beside
+the same kernel with cg::reduce (the variant cooperative_groups: ch10::reduce_single_pass_tuned with
+ch10::CooperativeGroups, launched the ordinary way as the lesson is), as the compiler emitted them
+into a binary.
 
     scripts/sass_compare.py BINARY [OUT.md]
 
@@ -16,8 +18,9 @@ import shutil
 import subprocess
 import sys
 
-KERNEL = "ch10::reduce_single_pass<"
-POLICIES = {"cooperative groups (lesson)": "ch10::Tuning", "hand-written shuffles": "ch10::HandwrittenShuffles"}
+# tree: (kernel, its template arguments after the operator)
+KERNELS = {"hand-written shuffles (lesson)": ("ch10::reduce_single_pass<", "ch10::Tuning"),
+           "cooperative groups": ("ch10::reduce_single_pass_tuned<", "ch10::Tuning, ch10::CooperativeGroups")}
 OPS = {"f32 sum": "red::Sum<float>", "f32 argmax": "red::ArgMax<float>"}
 INSTRUCTION = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_]*)")
 
@@ -46,11 +49,11 @@ def functions(binary):
     return out
 
 
-def find(funcs, op, policy):
+def find(funcs, op, kernel, args):
     hits = [counts for name, counts in funcs.items()
-            if KERNEL in name and f"{op}, {policy}," in name]
+            if kernel in name and f"{op}, {args}," in name]
     if len(hits) != 1:
-        fail(f"expected one {KERNEL}{op}, {policy}, ...> in the binary, found {len(hits)}")
+        fail(f"expected one {kernel}{op}, {args}, ...> in the binary, found {len(hits)}")
     return hits[0]
 
 
@@ -61,7 +64,7 @@ def main(argv):
     lines = ["| kernel | tree written with | instructions | SHFL | BAR | opcodes that differ |",
              "|---|---|---:|---:|---:|---|"]
     for label, op in OPS.items():
-        counts = {tree: find(funcs, op, policy) for tree, policy in POLICIES.items()}
+        counts = {tree: find(funcs, op, kernel, args) for tree, (kernel, args) in KERNELS.items()}
         lesson, other = counts.values()
         differ = sorted(k for k in set(lesson) | set(other) if lesson[k] != other[k])
         for tree, c in counts.items():

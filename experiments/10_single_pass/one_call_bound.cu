@@ -41,7 +41,7 @@ using Source = ch10::SourceOf<Op, Policy>;
 // The lesson's kernel with everything after the block's partial taken out.
 __global__ void __launch_bounds__(ch10::kBlock) read_only(Source src, std::size_t n, float* partials) {
   __shared__ float per_warp[ch10::kWarp];
-  const float acc = ch10::block_reduce<Op, Policy>(ch07::accumulate_share<Op, Policy>(src, n), per_warp);
+  const float acc = ch06::block_reduce<Op>(ch07::accumulate_share<Op, Policy>(src, n), per_warp);
   if (threadIdx.x == 0) partials[blockIdx.x] = acc;
 }
 

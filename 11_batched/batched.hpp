@@ -1,4 +1,5 @@
-// Chapter 11's calls: many reductions at once. Host-side types only; the kernels are reduce.cuh.
+// Chapter 11's calls: many reductions at once. Host-side types only; the kernels are reduce.cuh
+// (the lesson's teaching kernels) and variants.cuh (the tuned ones).
 //
 // Two layouts of one input:
 //   rows      a [rows, cols] matrix, row r at input + r * stride elements (stride >= cols: padded
@@ -25,16 +26,22 @@ namespace ch11 {
 
 enum class Layout { rows, columns };
 
-// How the work is mapped to threads. automatic: the launcher's choice from the shape (choose()).
+// How the work is mapped to threads. automatic: the plan's choice from the shape (plan()).
 enum class Strategy {
   automatic,
   thread_per_row,    // rows: one thread per row
-  group_per_row,     // rows: a group of 2 to 32 lanes of one warp per row (group_lanes)
+  group_per_row,     // rows: a group of 2 to 32 lanes of one warp per row (Plan::lanes)
   block_per_row,     // rows: one block of 256 threads per row
-  blocks_per_row,    // rows: several blocks per row, then a second pass over their partials
-  columns_tiled,     // columns: threads across the row, partials per chunk of rows, a second pass
+  blocks_per_row,    // rows: several blocks per row, the last to finish combining their partials
+  columns_tiled,     // columns: threads across the row, partials per chunk of rows, the last chunk
+                     // of a strip of columns combining them (the tuned kernel lays tiles of rows)
   columns_naive,     // columns: one thread per column walks every row (the baseline)
 };
+
+// Which kernels carry out the mapping: the tuned ones (variants.cuh, what the chapter runs and
+// publishes by default) or the lesson's teaching kernels (reduce.cuh), the simplest code of each
+// mapping, measured beside them.
+enum class Kernels { tuned, teaching };
 
 struct Shape {
   Layout layout = Layout::rows;
@@ -51,6 +58,30 @@ struct BatchedCall {
   std::size_t scratch_bytes = 0;
   cudaStream_t stream = nullptr;
   Strategy strategy = Strategy::automatic;
+  Kernels kernels = Kernels::tuned;
+};
+
+// What one call launches: the strategy and its sizes, and the scratch it needs. The lesson's plan
+// (reduce.cuh) sets the first group; the tuned columns kernel's plan (variants.cuh) also the second.
+struct Plan {
+  Kernels kernels = Kernels::tuned;
+  Strategy strategy = Strategy::automatic;
+  unsigned lanes = 1;     // rows: lanes per row (group kernels)
+  unsigned split = 1;     // blocks_per_row: blocks per row; columns: chunks of rows
+  std::size_t chunk = 0;  // blocks_per_row: columns per block; columns: rows per chunk (at most)
+  std::size_t scratch_bytes = 0;
+  std::size_t zeroed_scratch_bytes = 0;  // every plan with scratch: the counters at its start
+                                         // (counter_bytes, the same for every shape), zero before
+                                         // the first call and after every call (the caller zeroes
+                                         // them once); the partials follow them
+  // The tuned kernels' own sizes.
+  bool vector = false;    // rows: rows_aligned (every row on a 16-byte boundary, at most 2 vectors
+                          // a lane, or 8 with a whole warp); columns: 16-byte loads across the row
+                          // (and across the partials)
+  unsigned across = 1;    // columns: threads across a row (and across the partials, in the last
+                          // block of a strip: across_partials)
+  unsigned across_partials = 1;
+  unsigned trip = 1;      // columns: rows a thread loads at once (kColumnUnroll, or kFewRowsUnroll)
 };
 
 // A [rows, cols] matrix whose rows are `stride` elements apart (0: cols), reduced by row or by
@@ -118,6 +149,8 @@ inline bool supported(red::Op op, red::DType t) {
 inline std::string name(Layout l) {
   return l == Layout::rows ? "rows" : "columns";
 }
+
+inline std::string name(Kernels k) { return k == Kernels::tuned ? "tuned" : "teaching"; }
 
 inline std::string name(Strategy s) {
   switch (s) {

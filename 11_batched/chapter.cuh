@@ -1,11 +1,12 @@
 // Chapter 11's entry points for the program, the tests and the benchmark: the (op, dtype) of a call
-// looked up once, then the lesson's plan and launch (reduce.cuh).
+// looked up once, then the plan and launch of the kernels the call names (BatchedCall::kernels):
+// the tuned ones (variants.cuh, the default) or the lesson's teaching kernels (reduce.cuh).
 #pragma once
 
 #include <stdexcept>
 #include <string>
 
-#include "11_batched/reduce.cuh"
+#include "11_batched/variants.cuh"
 
 namespace ch11 {
 
@@ -17,12 +18,18 @@ inline Plan plan_of(const BatchedCall& c) {
   Plan p;
   red::dispatch(Ops{}, Types{}, c.op, c.dtype, [&](auto tag) {
     using Op = typename decltype(tag)::type;
-    p = plan<Op, typename Op::In>(c);
+    p = c.kernels == Kernels::teaching ? plan<Op, typename Op::In>(c) : plan_tuned<Op, typename Op::In>(c);
   });
   return p;
 }
 
 inline std::size_t scratch_bytes_of(const BatchedCall& c) { return plan_of(c).scratch_bytes; }
+
+// The longest chain of roundings one result of `length` elements goes through under plan p (sums;
+// the tests', the program's and the benchmark's error bound); per_vector: elements a 16-byte load.
+inline std::size_t sum_depth_of(const Plan& p, std::size_t length, std::size_t per_vector) {
+  return p.kernels == Kernels::teaching ? sum_depth(p, length, per_vector) : sum_depth_tuned(p, length, per_vector);
+}
 
 // Checks the call and launches it on c.stream; std::invalid_argument for what it refuses.
 inline void run(const BatchedCall& c) {
@@ -34,11 +41,16 @@ inline void run(const BatchedCall& c) {
   if (input_elements(c.shape) > 0 && c.input == nullptr) throw std::invalid_argument("11_batched: null input");
   if (reinterpret_cast<std::uintptr_t>(c.input) % red::size_of(c.dtype) != 0)
     throw std::invalid_argument("11_batched: input not aligned to its element type");
+  if (c.kernels != Kernels::tuned && c.kernels != Kernels::teaching)
+    throw std::invalid_argument("11_batched: unknown kernels");
   const Plan p = plan_of(c);
   red::check_scratch("11_batched", c.scratch, c.scratch_bytes, p.scratch_bytes);
   red::dispatch(Ops{}, Types{}, c.op, c.dtype, [&](auto tag) {
     using Op = typename decltype(tag)::type;
-    launch<Op, typename Op::In>(c);
+    if (c.kernels == Kernels::teaching)
+      launch<Op, typename Op::In>(c);
+    else
+      launch_tuned<Op, typename Op::In>(c);
   });
 }
 

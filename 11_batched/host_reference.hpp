@@ -42,7 +42,7 @@ struct Prepared {
   }
 };
 inline std::unique_ptr<Prepared> prepare(red::Op op, red::DType t, const void* input, const Shape& shape,
-                                         Strategy strategy, cudaStream_t stream,
+                                         Strategy strategy, Kernels kernels, cudaStream_t stream,
                                          std::optional<std::size_t> scratch_bytes = {}) {
   auto p = std::make_unique<Prepared>();
   p->output = red::DeviceBuffer(std::max<std::size_t>(outputs(shape), 1) * 4);
@@ -54,6 +54,7 @@ inline std::unique_ptr<Prepared> prepare(red::Op op, red::DType t, const void* i
   c.output = p->output.get();
   c.stream = stream;
   c.strategy = strategy;
+  c.kernels = kernels;
   if (!scratch_bytes) p->plan = plan_of(c);
   c.scratch_bytes = scratch_bytes ? *scratch_bytes : p->plan.scratch_bytes;
   p->scratch = red::DeviceBuffer(c.scratch_bytes);
@@ -162,7 +163,7 @@ inline BatchCheck check_all(const red::HostArray& x, const Shape& s, red::Op op,
   const std::size_t per_vector = 16 / red::size_of(x.dtype);
   return check_slices(
       x, outputs(s), op, [&](std::size_t k) { return slice_of(s, k); },
-      [&](std::size_t length) { return sum_depth(plan, s, length, per_vector); }, results);
+      [&](std::size_t length) { return sum_depth_of(plan, length, per_vector); }, results);
 }
 
 }  // namespace ch11

@@ -1,10 +1,11 @@
 // 11_batched: many reductions at once, checked and timed.
 //
 //   11_batched [--rows B --cols L [--stride S] [--axis 1|0]] [--op sum|max|argmax] [--dtype f32|f16|bf16] [--dist D] [--seed S] [--input FILE]
-//              [--strategy NAME] [--output FILE] [--repeat R] [--json]
+//              [--strategy NAME] [--kernels tuned|teaching] [--output FILE] [--repeat R] [--json]
 //
 // Rows (--axis 1, the default) give one result per row, columns (--axis 0) one per column
-// (segments of any lengths: 12_segmented).
+// (segments of any lengths: 12_segmented). --kernels teaching runs the lesson's teaching kernels
+// (reduce.cuh) instead of the tuned ones (variants.cuh), under the same plan of mappings.
 // Every result is checked against a float64 reference with the chapter's bound; the report gives
 // the results checked, the worst error as a fraction of its bound, pass or fail, the time per call
 // (steady state, common/timing.hpp) and the GB/s (counted_bytes: the input read once plus the
@@ -35,7 +36,7 @@ namespace {
 struct Options {
   std::size_t rows = 65536, cols = 1024, stride = 0;
   int axis = 1;
-  std::string op = "sum", dtype = "f32", dist = "normal", input, output, strategy = "automatic";
+  std::string op = "sum", dtype = "f32", dist = "normal", input, output, strategy = "automatic", kernels = "tuned";
   std::uint64_t seed = 1;
   int repeat = 20;
   bool json = false;
@@ -59,6 +60,7 @@ int run(const Options& opt) {
   if (!dist) throw Usage("--dist: unknown distribution '" + opt.dist + "'");
   if (!ch11::supported(op, t)) throw Usage("11_batched reduces sum, max and argmax of f32, f16 and bf16");
   const ch11::Strategy strategy = strategy_named(opt.strategy);
+  const ch11::Kernels kernels = opt.kernels == "teaching" ? ch11::Kernels::teaching : ch11::Kernels::tuned;
   const ch11::Shape shape =
       ch11::matrix_shape(opt.axis == 1 ? ch11::Layout::rows : ch11::Layout::columns, opt.rows, opt.cols, opt.stride);
   if (const std::string why = ch11::why_invalid(shape); !why.empty()) throw Usage("bad shape: " + why);
@@ -91,7 +93,7 @@ int run(const Options& opt) {
                                                                  *dist, opt.seed);
   const red::DeviceInput in = red::upload(host);
   const red::Stream stream;
-  const auto prepared = ch11::prepare(op, t, in.data, shape, strategy, stream.get());
+  const auto prepared = ch11::prepare(op, t, in.data, shape, strategy, kernels, stream.get());
   const ch11::BatchedCall& c = prepared->call;
   const ch11::Plan& plan = prepared->plan;
   prepared->run_and_wait();
@@ -112,6 +114,7 @@ int run(const Options& opt) {
     j["results"] = results;
     j["length"] = length;
     j["strategy"] = ch11::name(plan.strategy);
+    j["kernels"] = ch11::name(plan.kernels);
     j["lanes"] = plan.lanes;
     j["split"] = plan.split;
     red::add_check_and_time(j, check, timed);
@@ -119,7 +122,8 @@ int run(const Options& opt) {
   } else {
     std::printf("11_batched on %s: %s of %s, %zu results of length %zu, %s\n", dev.name.c_str(),
                 ch11::name(shape.layout).c_str(), opt.dtype.c_str(), results, length, opt.op.c_str());
-    std::printf("  strategy:  %s (lanes %u, split %u)\n", ch11::name(plan.strategy).c_str(), plan.lanes, plan.split);
+    std::printf("  strategy:  %s (lanes %u, split %u), %s kernels\n", ch11::name(plan.strategy).c_str(), plan.lanes,
+                plan.split, ch11::name(plan.kernels).c_str());
     red::print_check_and_time(check, timed, opt.repeat);
   }
   return passed ? red::kExitPassed : red::kExitCheckFailed;
@@ -142,6 +146,8 @@ int main(int argc, char** argv) {
   app.add_option("--input", opt.input, "raw little-endian array of the dtype instead of generated data");
   app.add_option("--strategy", opt.strategy, "automatic (default), or force one: thread_per_row, group_per_row, "
                                              "block_per_row, blocks_per_row, columns_tiled, columns_naive");
+  app.add_option("--kernels", opt.kernels, "tuned (default) or teaching: the lesson's simplest kernel for each mapping")
+      ->check(CLI::IsMember({"tuned", "teaching"}));
   app.add_option("--output", opt.output, "write the results to this file: a little-endian float (argmax: int32) each");
   app.add_option("--repeat", opt.repeat, "timed calls (default 20)")->check(CLI::Range(1, 100000));
   app.add_flag("--json", opt.json, "one JSON line instead of the report");

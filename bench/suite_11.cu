@@ -1,6 +1,9 @@
-// Chapter 11's shapes: B x L = 2^26 elements as rows and as columns, each with the lesson's
-// automatic choice, the strategies it chooses between, and cub::DeviceSegmentedReduce on the same
-// input in the same run. Every call is checked against the float64 reference before it is timed.
+// Chapter 11's shapes: B x L = 2^26 elements as rows and as columns, each with the automatic choice
+// of mapping run by the tuned kernels (reduce_rows, reduce_columns) and by the lesson's teaching
+// kernels (reduce_rows_teaching, reduce_columns_teaching: variants of the tuned rows, at the same
+// shapes, ops and dtypes), the strategies the plan chooses between, and cub::DeviceSegmentedReduce
+// on the same input in the same run. Every call is checked against the float64 reference before
+// it is timed.
 #include <memory>
 #include <optional>
 #include <string>
@@ -21,8 +24,9 @@ constexpr std::size_t kElements = std::size_t{1} << 26;
 struct Kernel {
   std::string name;  // benchmark kernel name
   std::string variant_of;
-  ch11::Strategy strategy;  // automatic for the lesson; forced for a variant
+  ch11::Strategy strategy;  // automatic, or forced for a variant
   bool cub = false;
+  ch11::Kernels kernels = ch11::Kernels::tuned;
 };
 
 struct Resources {
@@ -56,7 +60,7 @@ void register_case(Op op, DType t, ch11::Shape shape, const Kernel& k, int repet
         CUDA_CHECK(ch11::cub_segmented<typename decltype(tag)::type::In>(temp, bytes, c));
       });
     };
-    r->prepared = ch11::prepare(op, t, r->data->device.data, shape, k.strategy, stream,
+    r->prepared = ch11::prepare(op, t, r->data->device.data, shape, k.strategy, k.kernels, stream,
                                 k.cub ? std::optional<std::size_t>(0) : std::nullopt);
     if (k.cub) {  // CUB's own size query, once, and its scratch
       std::size_t bytes = 0;
@@ -89,6 +93,7 @@ void register_case(Op op, DType t, ch11::Shape shape, const Kernel& k, int repet
     tc.counters["segments"] = static_cast<double>(shape.rows);
     tc.counters["length"] = static_cast<double>(shape.cols);
     if (!k.cub && shape.layout == ch11::Layout::rows) tc.counters["param_strategy_id"] = strategy_id(plan.strategy);
+    if (k.kernels == ch11::Kernels::teaching) tc.counters["param_teaching"] = 1;
     tc.keep = r;
     return tc;
   });
@@ -111,6 +116,8 @@ void register_batched() {
   using ch11::Strategy;
   const Kernel rows{"reduce_rows", "", Strategy::automatic}, columns{"reduce_columns", "", Strategy::automatic},
       cub{"cub_segmented_reduce", "", Strategy::automatic, true};
+  const Kernel rows_teaching{"reduce_rows_teaching", "reduce_rows", Strategy::automatic, false, ch11::Kernels::teaching},
+      columns_teaching{"reduce_columns_teaching", "reduce_columns", Strategy::automatic, false, ch11::Kernels::teaching};
   const Kernel row_variants[] = {{"reduce_rows_thread_per_row", "reduce_rows", Strategy::thread_per_row},
                                  {"reduce_rows_group_per_row", "reduce_rows", Strategy::group_per_row},
                                  {"reduce_rows_block_per_row", "reduce_rows", Strategy::block_per_row},
@@ -126,6 +133,7 @@ void register_batched() {
       for (auto [b, l] : shapes) {
         const ch11::Shape r = ch11::matrix_shape(ch11::Layout::rows, b, l), c = ch11::matrix_shape(ch11::Layout::columns, b, l);
         register_case(op, t, r, rows);
+        register_case(op, t, r, rows_teaching);
         if (op != Op::argmax) register_case(op, t, r, cub);
         if (t == DType::f32 && op == Op::sum)
           for (const Kernel& v : row_variants) {
@@ -137,6 +145,7 @@ void register_batched() {
             register_case(op, t, r, v);
           }
         register_case(op, t, c, columns);
+        register_case(op, t, c, columns_teaching);
         // The naive column mapping has only L threads: from 8192 columns on it is slow, below
         // that it is hopeless (8 threads walking 2^23 rows): measured from 8192 on.
         if (t == DType::f32 && op == Op::sum && l >= 8192) register_case(op, t, c, columns_naive, 5);

@@ -104,8 +104,8 @@ if [[ -x "$steps_test" && ( -z "${SANITIZE_ONLY:-}" || " $SANITIZE_ONLY " == *" 
     echo "$tool $steps_test test-case *NaN* 0" >>"$jobs_file"
   done
 fi
-# Chapter 10's variants (the classic fences, hand-written shuffles, the plain launch, grid.sync in a
-# cooperative launch) run through its test binary's case at the sanitizer's sizes.
+# Chapter 10's variants (the classic fences, grid.sync in a cooperative launch, cooperative groups'
+# tree, programmatic launch) run through its test binary's case at the sanitizer's sizes.
 variants_test="$BUILD_DIR/10_single_pass/10_single_pass_test"
 if [[ -x "$variants_test" && ( -z "${SANITIZE_ONLY:-}" || " $SANITIZE_ONLY " == *" 10_"* ) ]]; then
   for tool in memcheck racecheck synccheck initcheck; do
@@ -153,7 +153,9 @@ if [[ -x "$batched" && ( -z "${SANITIZE_ONLY:-}" || " $SANITIZE_ONLY " == *" 11_
   for shape in "--rows 1025 --cols 8" "--rows 33 --cols 33" "--rows 3 --cols 70000" "--rows 77 --cols 13 --stride 18" \
     "--rows 33 --cols 1000 --strategy block_per_row" "--rows 1025 --cols 33 --axis 0" \
     "--rows 33 --cols 1025 --stride 1030 --axis 0" "--rows 4000 --cols 64 --axis 0" "--rows 100 --cols 64 --axis 0" \
-    "--rows 300 --cols 40 --axis 0 --strategy columns_naive"; do
+    "--rows 300 --cols 40 --axis 0 --strategy columns_naive" "--rows 1025 --cols 33 --axis 0 --kernels teaching" \
+    "--rows 4000 --cols 64 --axis 0 --kernels teaching" "--rows 1025 --cols 8 --kernels teaching" \
+    "--rows 3 --cols 70000 --kernels teaching"; do
     for pair in sum/f32 max/f16 argmax/bf16 sum/bf16 argmax/f32; do
       for tool in memcheck racecheck synccheck initcheck; do
         echo "$tool $batched args $shape --op ${pair%/*} --dtype ${pair#*/} --repeat 1" >>"$jobs_file"

@@ -63,6 +63,9 @@ done
 bin="$BUILD_DIR/11_batched/11_batched"
 if [[ -x "$bin" ]]; then
   expect 0 "$bin" --rows 8388608 --cols 8 --json
+  expect 0 "$bin" --rows 8388608 --cols 8 --axis 0 --kernels teaching --json
+  expect 0 "$bin" --rows 1000 --cols 100 --kernels teaching --json
+  expect 2 "$bin" --kernels bogus
   expect 0 "$bin" --rows 64 --cols 1048576 --axis 0 --json
   expect 0 "$bin" --rows 1000 --cols 100 --stride 128 --op argmax --dtype bf16 --json
   expect 2 "$bin" --rows 10 --cols 100 --stride 50

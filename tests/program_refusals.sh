@@ -19,6 +19,7 @@ refused() {  # command...: must exit 2 and say why on stderr
   fi
 }
 refused "$batched" --strategy bogus
+refused "$batched" --kernels bogus
 refused "$batched" --rows 10 --cols 10 --strategy naive
 refused "$batched" --rows 2 --cols 1 --stride 4611686018427387904
 refused "$batched" --rows 4294967296 --cols 4294967296

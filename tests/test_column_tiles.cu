@@ -3,7 +3,7 @@
 // function too (counted_bytes): both tested here without a GPU.
 #include <doctest/doctest.h>
 
-#include "11_batched/reduce.cuh"
+#include "11_batched/variants.cuh"
 #include "12_segmented/segmented.hpp"
 
 TEST_CASE("11_batched: column_tiles takes strips of 32 loads, or down to 8 where too few, one wave of chunks") {

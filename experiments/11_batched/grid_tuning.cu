@@ -2,23 +2,25 @@
 // choice against its alternative, timed side by side in one process.
 //
 // The shapes are the benchmark's: f32 sum over B x L = 2^26 elements (and f16 columns).
-//  - Rows (the launcher's kernel for each L: rows_aligned with its group of lanes, vectors a lane
-//    and rows a trip): a block for every kRows trips of its groups, as many waves as that takes
-//    (the lesson), against one wave of blocks that stride over the rows; and at L = 8, 32 and
-//    128, 4 rows a trip against the lesson's 2 (twice the bytes in flight a thread).
-//  - Columns (columns_tiled at the launcher's width and number of chunks): the lesson's chunks of
+//  - Rows (the tuned launcher's kernel for each L: rows_aligned with its group of lanes, vectors a
+//    lane and rows a trip): a block for every kRows trips of its groups, as many waves as that
+//    takes (the tuned choice), against one wave of blocks that stride over the rows; and at L = 8,
+//    32 and 128, 4 rows a trip against the tuned 2 (twice the bytes in flight a thread).
+//  - Columns (columns_tiled at the tuned launcher's width and number of chunks): its chunks of
 //    interleaved tiles with 8 rows in flight a thread, against one run of rows a chunk, with 4
-//    rows in flight and with 8, and against 2, 4 and 8 times the lesson's chunks (more blocks
-//    than one wave holds, and more partials for the last block of a strip to combine); and the
-//    lesson's tiles with 4 or 6 rows in flight at 4 or 3 blocks an SM, and 8 at 3, against its
-//    8 at 2 (more threads to hide the latency, fewer registers each); strips 8, 16 or 32 vectors
-//    wide other than the lesson's (column_tiles: the narrowest of 8 where strips of 32 are too
-//    few to fill the GPU), so fewer or more chunks fill the GPU and the last block of a strip has
-//    fewer or more partials to combine; and two launches without a ticket (a plain store of
-//    each block's partials, then a second kernel launched early that combines them), with one
-//    wave of chunks and with blocks of 2 or 8 trips, many waves, as the rows' blocks are.
-//  - f16 columns: the lesson's rows in flight a thread for 16-bit inputs against the other of 4
-//    and 8, each planned as the launcher plans its kernel.
+//    rows in flight and with 8, and against 2, 4 and 8 times its chunks (more blocks than one
+//    wave holds, and more partials for the last block of a strip to combine); and its tiles with
+//    4 or 6 rows in flight at 4 or 3 blocks an SM, and 8 at 3, against its 8 at 2 (more threads
+//    to hide the latency, fewer registers each); strips 8, 16 or 32 vectors wide other than its
+//    own (column_tiles: the narrowest of 8 where strips of 32 are too few to fill the GPU), so
+//    fewer or more chunks fill the GPU and the last block of a strip has fewer or more partials
+//    to combine; and two launches without a ticket (a plain store of each block's partials, then
+//    a second kernel launched early that combines them), with one wave of chunks and with blocks
+//    of 2 or 8 trips, many waves, as the rows' blocks are. The alternatives that the shipped
+//    kernel does not take (one run of rows a chunk, another register cap) run this file's own
+//    copy of it, columns_tiled_open; the others run ch11::columns_tiled itself.
+//  - f16 columns: the tuned rows in flight a thread for 16-bit inputs against the other of 4 and
+//    8, each planned as the launcher plans its kernel.
 // Every variant is timed as the benchmark times a call (common/timing.hpp, the steady state,
 // cold). The input is all ones, so every result is exact (L for a row, B for a column) and each
 // variant's results, poisoned before it runs, are checked for it. It prints a table of GB/s (the
@@ -35,7 +37,7 @@
 #include <string>
 #include <vector>
 
-#include "11_batched/reduce.cuh"
+#include "11_batched/variants.cuh"
 #include "command_line.hpp"
 #include "device_buffer.hpp"
 #include "device_info.hpp"
@@ -90,15 +92,15 @@ ch11::Shape matrix(ch11::Layout layout, std::size_t L) {
   return shape;
 }
 
-// The launcher's plan for this shape (reduce.cuh).
+// The tuned launcher's plan for this shape (variants.cuh).
 ch11::Plan plan_for(const ch11::Shape& shape, const float* in) {
   ch11::BatchedCall c;
   c.input = in;
   c.shape = shape;
-  return ch11::plan<Op, float>(c);
+  return ch11::plan_tuned<Op, float>(c);
 }
 
-// A chunked columns call's scratch (reduce.cuh): a counter per strip, then `split` x L partials of
+// A chunked columns call's scratch (reduce.cuh, variants.cuh): a counter per strip, then `split` x L partials of
 // 4 bytes (the accumulators of f32 and f16 sums alike); refused if the buffer is too small.
 struct ColumnScratch {
   unsigned* tickets;
@@ -116,8 +118,8 @@ std::size_t resident_columns(Kernel kernel, std::size_t shared) {
   return std::size_t{ch11::sm_count()} * ch11::blocks_per_sm<ch11::kColumnBlock>(kernel, shared);
 }
 
-// Rows of L floats with the launcher's kernel rows_aligned<G, kVecs, kRows>: the lesson's grid
-// and one wave.
+// Rows of L floats with the tuned launcher's kernel rows_aligned<G, kVecs, kRows>: its grid and
+// one wave.
 template <unsigned G, unsigned kVecs, unsigned kRows>
 void rows_case(Bench& b, const float* in, std::size_t L) {
   const std::size_t rows = kTotal / L, V = L / 4;
@@ -135,15 +137,15 @@ void rows_case(Bench& b, const float* in, std::size_t L) {
   c.shape = shape;
   c.output = b.out.get();
   c.stream = b.stream.get();
-  b.time(name, "lesson: a block per " + std::to_string(kRows) + " trips of its groups (" + std::to_string(every_row) +
+  b.time(name, "tuned: a block per " + std::to_string(kRows) + " trips of its groups (" + std::to_string(every_row) +
                    " blocks)",
-         rows, float(L), [&] { ch11::launch<Op, float>(c); });
+         rows, float(L), [&] { ch11::launch_tuned<Op, float>(c); });
   b.time(name, "one wave striding over the rows (" + std::to_string(one_wave) + " blocks)", rows, float(L),
          [&] { kernel<<<one_wave, ch11::kBlock, 0, b.stream.get()>>>(in, rows, V, L, b.out.get()); });
 }
 
-// Rows of L floats with rows_aligned<G, kVecs, kRows> at kRows other than the lesson's (more rows
-// a trip: more bytes in flight a thread, more registers), on the lesson's grid: a block per kRows
+// Rows of L floats with rows_aligned<G, kVecs, kRows> at kRows other than the tuned kernel's (more
+// rows a trip: more bytes in flight a thread, more registers), on its grid: a block per kRows
 // trips of its groups.
 template <unsigned G, unsigned kVecs, unsigned kRows>
 void rows_trip_case(Bench& b, const float* in, std::size_t L) {
@@ -162,8 +164,44 @@ void rows_trip_case(Bench& b, const float* in, std::size_t L) {
          rows, float(L), [&] { kernel<<<blocks, ch11::kBlock, 0, b.stream.get()>>>(in, rows, V, L, b.out.get()); });
 }
 
-// Columns of a [2^26 / L, L] matrix: the lesson (through the launcher) against one run of rows a
-// chunk with 4 and 8 rows in flight, each with as many chunks as its launcher would plan.
+// The tuned columns kernel (ch11::columns_tiled, f32 sums with 16-byte loads) with the two choices
+// the shipped kernel fixes left open: kInterleaved false gives chunk k one run of chunk_rows rows
+// instead of tiles k, k + K, k + 2K, ...; kMinBlocks other than 2 caps its registers so that more
+// of its blocks fit on an SM. With kInterleaved true and kMinBlocks 2 it is the shipped kernel.
+template <unsigned kTrip, bool kInterleaved, unsigned kMinBlocks>
+__global__ void __launch_bounds__(ch11::kColumnBlock, kMinBlocks)
+    columns_tiled_open(const float* in, std::size_t rows, std::size_t cols, unsigned across, std::size_t chunk_rows,
+                       void* out, unsigned* tickets, float* partials) {
+  extern __shared__ __align__(16) unsigned char shared_bytes[];
+  float* tree = reinterpret_cast<float*>(shared_bytes);
+  const unsigned P = across;
+  const std::size_t vectors = cols / 4, v0 = std::size_t{blockIdx.x} * P;
+  float acc[4];
+  if constexpr (kInterleaved) {
+    const std::size_t tile = std::size_t{kTrip} * (ch11::kColumnBlock / P);
+    ch11::column_strip<Op, float, true, kTrip>(in, std::size_t{blockIdx.y} * tile, rows, vectors, cols, P, v0, acc, tree,
+                                               gridDim.y);
+  } else {
+    const std::size_t first = std::size_t{blockIdx.y} * chunk_rows, last = std::min(rows, first + chunk_rows);
+    ch11::column_strip<Op, float, true, kTrip>(in, first, last, vectors, cols, P, v0, acc, tree);
+  }
+  const std::size_t v = v0 + threadIdx.x;  // for the threads with y == 0
+  const bool holds = threadIdx.x < P && v < vectors;
+  if (gridDim.y == 1) {
+    if (holds)
+#pragma unroll
+      for (unsigned j = 0; j < 4; ++j) ch11::store_result<Op>(out, v * 4 + j, acc[j]);
+    return;
+  }
+  if (holds)
+#pragma unroll
+    for (unsigned j = 0; j < 4; ++j) partials[std::size_t{blockIdx.y} * cols + v * 4 + j] = acc[j];
+  if (!ch11::last_to_arrive(tickets + blockIdx.x, gridDim.y)) return;
+  ch11::finish_column_strip<Op, true>(partials, gridDim.y, cols, v0 * 4, std::min(cols, (v0 + P) * 4), out, tree);
+}
+
+// Columns of a [2^26 / L, L] matrix: the tuned kernel (through the launcher) against one run of
+// rows a chunk with 4 and 8 rows in flight, each with as many chunks as its launcher would plan.
 void columns_case(Bench& b, const float* in, std::size_t L, red::DeviceBuffer& scratch) {
   const std::size_t rows = kTotal / L;
   const ch11::Shape shape = matrix(ch11::Layout::columns, L);
@@ -178,10 +216,10 @@ void columns_case(Bench& b, const float* in, std::size_t L, red::DeviceBuffer& s
   c.scratch_bytes = scratch.bytes();
   c.stream = b.stream.get();
   b.time(name,
-         "lesson: interleaved tiles, 8 rows in flight, strips " + std::to_string(p.across) + " vectors wide (" +
+         "tuned: interleaved tiles, 8 rows in flight, strips " + std::to_string(p.across) + " vectors wide (" +
              std::to_string(p.split) + " chunks)",
          L, float(rows),
-         [&] { ch11::launch<Op, float>(c); });
+         [&] { ch11::launch_tuned<Op, float>(c); });
   // The strips across (a block's P vectors of columns each) and the rows a trip covers down a block.
   const std::size_t shared = ch11::columns_tree_bytes<float>(4);
   const std::size_t deep = ch11::kColumnBlock / p.across, blocks_x = red::ceil_div(L / 4, std::size_t{p.across});
@@ -195,13 +233,13 @@ void columns_case(Bench& b, const float* in, std::size_t L, red::DeviceBuffer& s
     b.time(name, "one run of rows a chunk, " + std::to_string(trip) + " rows in flight (" + std::to_string(split) + " chunks)",
            L, float(rows), [&] {
              kernel<<<dim3(static_cast<unsigned>(blocks_x), split), ch11::kColumnBlock, shared, b.stream.get()>>>(
-                 in, rows, L, L, p.across, chunk, b.out.get(), at.tickets, at.partials);
+                 in, rows, L, p.across, chunk, b.out.get(), at.tickets, at.partials);
            });
   };
-  runs(ch11::columns_tiled<Op, float, true, 4, false>, 4);
-  runs(ch11::columns_tiled<Op, float, true, 8, false>, 8);
-  // The lesson's kernel with more chunks than one wave holds: the GPU hands them out as SMs free
-  // up, and the strip's last block has more partials to combine.
+  runs(columns_tiled_open<4, false, 2>, 4);
+  runs(columns_tiled_open<8, false, 2>, 8);
+  // The tuned kernel with more chunks than one wave holds: the GPU hands them out as SMs free up,
+  // and the strip's last block has more partials to combine.
   const auto more_chunks = [&](unsigned waves) {
     const std::size_t most = std::max<std::size_t>(1, rows / (deep * p.trip));
     const unsigned split = static_cast<unsigned>(std::min<std::size_t>({std::size_t{p.split} * waves, most, 65535}));
@@ -211,8 +249,8 @@ void columns_case(Bench& b, const float* in, std::size_t L, red::DeviceBuffer& s
                      std::to_string(split) + " chunks)",
            L, float(rows), [&] {
              ch11::columns_tiled<Op, float, true><<<dim3(static_cast<unsigned>(blocks_x), split), ch11::kColumnBlock, shared,
-                                                    b.stream.get()>>>(
-                 in, rows, L, L, p.across, 0, b.out.get(), at.tickets, at.partials);
+                                                    b.stream.get()>>>(in, rows, L, L, p.across, b.out.get(), at.tickets,
+                                                                      at.partials);
            });
   };
   more_chunks(2);
@@ -220,13 +258,13 @@ void columns_case(Bench& b, const float* in, std::size_t L, red::DeviceBuffer& s
   more_chunks(8);
 }
 
-// The lesson's interleaved tiles with kTrip rows in flight a thread and kMinBlocks blocks of it an
-// SM (the register cap that takes: 64 for 2, 40 for 3, 32 for 4; ptxas spills what does not fit),
+// The tuned interleaved tiles with kTrip rows in flight a thread and kMinBlocks blocks of it an SM
+// (the register cap that takes: 64 for 2, 40 for 3, 32 for 4; ptxas spills what does not fit),
 // planned as the launcher plans its own kernel: more threads an SM against more loads each.
 template <unsigned kTrip, unsigned kMinBlocks>
 void columns_occupancy_case(Bench& b, const float* in, std::size_t L, red::DeviceBuffer& scratch) {
   const std::size_t rows = kTotal / L;
-  const auto kernel = ch11::columns_tiled<Op, float, true, kTrip, true, kMinBlocks>;
+  const auto kernel = columns_tiled_open<kTrip, true, kMinBlocks>;
   const std::size_t shared = ch11::columns_tree_bytes<float>(4);
   const unsigned per_sm = ch11::blocks_per_sm<ch11::kColumnBlock>(kernel, shared);
   const ch11::ColumnTiles tiles = ch11::column_tiles(rows, L / 4, kTrip, std::size_t{ch11::sm_count()} * per_sm);
@@ -239,17 +277,17 @@ void columns_occupancy_case(Bench& b, const float* in, std::size_t L, red::Devic
              " bytes spilled a thread; " + std::to_string(tiles.split) + " chunks)",
          L, float(rows), [&] {
            kernel<<<dim3(static_cast<unsigned>(tiles.strips), tiles.split), ch11::kColumnBlock, shared, b.stream.get()>>>(
-               in, rows, L, L, tiles.across, 0, b.out.get(), at.tickets, at.partials);
+               in, rows, L, tiles.across, 0, b.out.get(), at.tickets, at.partials);
          });
 }
 
 // f16 columns of a [2^26 / L, L] matrix with kTrip rows in flight a thread, planned as the launcher
 // plans its own kernel (the width, the depth and one wave of chunks of interleaved tiles): the
-// lesson's number of rows in flight for 16-bit inputs against the other.
+// tuned number of rows in flight for 16-bit inputs against the other.
 template <unsigned kTrip>
 void columns_f16_case(Bench& b, const __half* in, std::size_t L, red::DeviceBuffer& scratch) {
   using Op16 = red::Sum<__half>;
-  constexpr unsigned kLesson = ch11::kColumnUnroll<true, __half, float>;
+  constexpr unsigned kTuned = ch11::kColumnUnroll<true, __half, float>;
   const std::size_t rows = kTotal / L;
   if (rows < ch11::kFewRows) throw std::logic_error("grid_tuning: the f16 shapes have many rows");
   const auto kernel = ch11::columns_tiled<Op16, __half, true, kTrip>;
@@ -259,17 +297,17 @@ void columns_f16_case(Bench& b, const __half* in, std::size_t L, red::DeviceBuff
   const std::size_t blocks_x = tiles.strips;
   const ColumnScratch at = column_scratch(scratch, blocks_x, split, L);
   b.time("f16 columns, L = " + std::to_string(L),
-         std::string(kTrip == kLesson ? "lesson: " : "") + std::to_string(kTrip) + " rows in flight (" +
+         std::string(kTrip == kTuned ? "tuned: " : "") + std::to_string(kTrip) + " rows in flight (" +
              std::to_string(split) + " chunks)",
          L, float(rows),
          [&] {
            kernel<<<dim3(static_cast<unsigned>(blocks_x), split), ch11::kColumnBlock, shared, b.stream.get()>>>(
-               in, rows, L, L, across, 0, b.out.get(), at.tickets, at.partials);
+               in, rows, L, L, across, b.out.get(), at.tickets, at.partials);
          },
          2);
 }
 
-// The lesson's kernel on strips `across` vectors wide (8: 128 bytes of each row, a whole line; 32:
+// The tuned kernel on strips `across` vectors wide (8: 128 bytes of each row, a whole line; 32:
 // 512 bytes) other than the launcher's: narrower, more strips, so fewer chunks fill the GPU (with
 // one, the strips need no partials and no ticket); wider, fewer strips and more chunks.
 void columns_narrow_case(Bench& b, const float* in, std::size_t L, unsigned across, red::DeviceBuffer& scratch) {
@@ -287,7 +325,7 @@ void columns_narrow_case(Bench& b, const float* in, std::size_t L, unsigned acro
              std::to_string(strips) + " strips, " + std::to_string(split) + " chunks)",
          L, float(rows), [&] {
            kernel<<<dim3(static_cast<unsigned>(strips), split), ch11::kColumnBlock, shared, b.stream.get()>>>(
-               in, rows, L, L, across, 0, b.out.get(), at.tickets, at.partials);
+               in, rows, L, L, across, b.out.get(), at.tickets, at.partials);
          });
 }
 
@@ -297,7 +335,7 @@ void columns_narrow_case(Bench& b, const float* in, std::size_t L, unsigned acro
 // pass 2, launched early (programmatic dependent launch) and waiting for pass 1 to complete,
 // reduces the [chunks, L] partials over the chunks, strips of `combine_across` vectors a block. The
 // chunks can then be many (more waves than the GPU holds at once) at no cost per block beyond its
-// store: the alternative to the lesson's one wave of chunks with a ticket.
+// store: the alternative to the tuned kernel's one wave of chunks with a ticket.
 template <unsigned kTrip>
 __global__ void __launch_bounds__(ch11::kColumnBlock, 2)
     columns_partials(const float* in, std::size_t rows, std::size_t cols, unsigned across, std::size_t chunk_rows,
@@ -332,7 +370,7 @@ __global__ void __launch_bounds__(ch11::kColumnBlock)
 }
 
 // The two launches at the launcher's strips (its width and depth), with blocks of `tiles` trips of
-// the block's rows each (0: one wave of chunks, as many as the lesson plans). Pass 2's strips are
+// the block's rows each (0: one wave of chunks, as many as the tuned launcher plans). Pass 2's strips are
 // as wide (up to 32 vectors) as leaves a thread at most one trip of 8 partials to read.
 void columns_two_launch_case(Bench& b, const float* in, std::size_t L, std::size_t tiles, red::DeviceBuffer& scratch) {
   const std::size_t rows = kTotal / L, vectors = L / 4;
@@ -399,11 +437,11 @@ int run() {
   const std::vector<std::uint16_t> ones_f16(kTotal, 0x3C00);  // 1.0 in binary16
   in.upload(ones_f16.data(), kTotal * 2);
   const auto* h = static_cast<const __half*>(in.get());
-  constexpr unsigned kLesson = ch11::kColumnUnroll<true, __half, float>;
+  constexpr unsigned kTuned = ch11::kColumnUnroll<true, __half, float>;
   for (std::size_t L : {std::size_t{8}, std::size_t{32}, std::size_t{128}, std::size_t{1024}, std::size_t{8192},
                         std::size_t{65536}}) {
-    columns_f16_case<kLesson>(b, h, L, scratch);
-    columns_f16_case<kLesson == 4 ? 8 : 4>(b, h, L, scratch);
+    columns_f16_case<kTuned>(b, h, L, scratch);
+    columns_f16_case<kTuned == 4 ? 8 : 4>(b, h, L, scratch);
   }
   std::printf("# How the rows' and the columns' kernels hand their work to blocks: f32 sum (and f16 columns), B x L = 2^26, GB/s\n\n");
   std::printf("Device: %s. Steady state, cold (common/timing.hpp), the input read once plus the results written.\n\n",

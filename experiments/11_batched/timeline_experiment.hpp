@@ -22,9 +22,10 @@ inline double quantile(std::vector<double> v, double q) {
   return red::percentile(v, q);
 }
 
-// One experiment's calls. `stamp(on)` points the kernels' timeline at the experiment's array
-// (cleared) or at none; `call()` enqueues one call on the stream; `results()` are its results'
-// bytes; `figures(us)` reads a stamped call's stamps, given its time between the events.
+// One experiment's calls. `stamp(on)` turns the stamps on (the experiment's array cleared) for the
+// calls that follow, or off; `call()` enqueues one call on the stream, stamped or not; `results()`
+// are its results' bytes; `figures(us)` reads a stamped call's stamps, given its time between the
+// events.
 struct StampedCalls {
   std::function<void(bool)> stamp;
   std::function<void()> call;

@@ -31,8 +31,8 @@ inline std::size_t sum_depth_of(const Plan& p, std::size_t length, std::size_t p
   return p.kernels == Kernels::teaching ? sum_depth(p, length, per_vector) : sum_depth_tuned(p, length, per_vector);
 }
 
-// Checks the call and launches it on c.stream; std::invalid_argument for what it refuses.
-inline void run(const BatchedCall& c) {
+// What a call must be before anything is launched; std::invalid_argument for what it refuses.
+inline void check_call(const BatchedCall& c) {
   if (!supported(c.op, c.dtype))
     throw std::invalid_argument("11_batched: no kernel for op " + std::string(red::name(c.op)) + " on dtype " +
                                 std::string(red::name(c.dtype)) + " (sum, max and argmax of f32, f16 and bf16)");
@@ -43,15 +43,24 @@ inline void run(const BatchedCall& c) {
     throw std::invalid_argument("11_batched: input not aligned to its element type");
   if (c.kernels != Kernels::tuned && c.kernels != Kernels::teaching)
     throw std::invalid_argument("11_batched: unknown kernels");
-  const Plan p = plan_of(c);
-  red::check_scratch("11_batched", c.scratch, c.scratch_bytes, p.scratch_bytes);
+  red::check_scratch("11_batched", c.scratch, c.scratch_bytes, plan_of(c).scratch_bytes);
+}
+
+// The launch function for a checked call: launch_tuned<Op, T> (variants.cuh) or the lesson's
+// launch<Op, T> for its op and dtype. A program calls it itself, so that nothing stands between
+// its main() and the chapter's launch.
+using LaunchFn = void (*)(const BatchedCall&);
+inline LaunchFn launch_for(const BatchedCall& c) {
+  check_call(c);
+  LaunchFn f = nullptr;
   red::dispatch(Ops{}, Types{}, c.op, c.dtype, [&](auto tag) {
     using Op = typename decltype(tag)::type;
-    if (c.kernels == Kernels::teaching)
-      launch<Op, typename Op::In>(c);
-    else
-      launch_tuned<Op, typename Op::In>(c);
+    f = c.kernels == Kernels::teaching ? &launch<Op, typename Op::In> : &launch_tuned<Op, typename Op::In>;
   });
+  return f;
 }
+
+// Checks the call and launches it on c.stream; std::invalid_argument for what it refuses.
+inline void run(const BatchedCall& c) { launch_for(c)(c); }
 
 }  // namespace ch11

@@ -17,6 +17,7 @@
 // Exit codes: 0 passed, 1 a result failed its check, 2 bad arguments or shape, 3 no GPU, 4 a CUDA error.
 #include <cstdio>
 #include <exception>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -53,15 +54,37 @@ ch11::Strategy strategy_named(const std::string& s) {
   throw Usage("--strategy: unknown strategy '" + s + "'");
 }
 
-int run(const Options& opt) {
-  const red::Op op = *red::parse_op(opt.op);         // CLI11 has checked the names
-  const red::DType t = *red::parse_dtype(opt.dtype);
+// A call made ready from the flags: the input on the device, the output and the scratch allocated,
+// and the chapter's launch function for it. main() makes the call; finish() checks, times and
+// reports it.
+struct Run {
+  Options opt;
+  red::Op op;
+  red::DType t;
+  ch11::Shape shape;
+  red::DeviceInfo dev;
+  std::size_t counted = 0;
+  red::HostArray host;
+  red::DeviceInput in;
+  std::optional<red::Stream> stream;
+  std::unique_ptr<ch11::Prepared> prepared;
+  ch11::LaunchFn launch = nullptr;
+
+  const ch11::BatchedCall& call() const { return prepared->call; }
+  int finish() const;
+};
+
+std::unique_ptr<Run> prepare(const Options& opt) {
+  auto r = std::make_unique<Run>();
+  r->opt = opt;
+  const red::Op op = r->op = *red::parse_op(opt.op);  // CLI11 has checked the names
+  const red::DType t = r->t = *red::parse_dtype(opt.dtype);
   const std::optional<red::Dist> dist = red::parse_dist(opt.dist);
   if (!dist) throw Usage("--dist: unknown distribution '" + opt.dist + "'");
   if (!ch11::supported(op, t)) throw Usage("11_batched reduces sum, max and argmax of f32, f16 and bf16");
   const ch11::Strategy strategy = strategy_named(opt.strategy);
   const ch11::Kernels kernels = opt.kernels == "teaching" ? ch11::Kernels::teaching : ch11::Kernels::tuned;
-  const ch11::Shape shape =
+  const ch11::Shape shape = r->shape =
       ch11::matrix_shape(opt.axis == 1 ? ch11::Layout::rows : ch11::Layout::columns, opt.rows, opt.cols, opt.stride);
   if (const std::string why = ch11::why_invalid(shape); !why.empty()) throw Usage("bad shape: " + why);
   if (!ch11::reduces(strategy, shape.layout))
@@ -74,34 +97,33 @@ int run(const Options& opt) {
                   std::to_string(elements));
   }
   if (!opt.output.empty()) red::check_writable(opt.output);
-  if (!red::gpu_available()) {
-    std::fprintf(stderr, "11_batched: no usable CUDA GPU\n");
-    return red::kExitNoGpu;
-  }
-  const red::DeviceInfo dev = red::query_device();
+  const red::DeviceInfo& dev = r->dev = red::query_device();  // NoGpuError without a GPU
   const std::size_t results = ch11::outputs(shape);
   // At most 2^60 elements (why_invalid) of at most 4 bytes: no sum here wraps.
-  const std::size_t counted = ch11::counted_bytes(shape, red::size_of(t));
+  r->counted = ch11::counted_bytes(shape, red::size_of(t));
   const std::size_t need = elements * red::size_of(t) + results * 4 +
-                           (red::l2_resident(counted, dev) ? 0 : 2 * dev.l2_bytes);  // + the L2 scrub
+                           (red::l2_resident(r->counted, dev) ? 0 : 2 * dev.l2_bytes);  // + the L2 scrub
   if (need > dev.free_memory)
     throw Usage("the shape needs " + std::to_string(need) + " bytes of device memory, " + std::to_string(dev.free_memory) +
                 " are free");
 
-  const red::HostArray host = !opt.input.empty() ? red::load_raw(opt.input, t, elements)
-                                                 : red::generate(t, std::max<std::size_t>(elements, 1),
-                                                                 *dist, opt.seed);
-  const red::DeviceInput in = red::upload(host);
-  const red::Stream stream;
-  const auto prepared = ch11::prepare(op, t, in.data, shape, strategy, kernels, stream.get());
-  const ch11::BatchedCall& c = prepared->call;
+  r->host = !opt.input.empty() ? red::load_raw(opt.input, t, elements)
+                               : red::generate(t, std::max<std::size_t>(elements, 1), *dist, opt.seed);
+  r->in = red::upload(r->host);
+  r->stream.emplace();
+  r->prepared = ch11::prepare(op, t, r->in.data, shape, strategy, kernels, r->stream->get());
+  r->launch = ch11::launch_for(r->call());
+  return r;
+}
+
+int Run::finish() const {
+  CUDA_CHECK(cudaStreamSynchronize(call().stream));
   const ch11::Plan& plan = prepared->plan;
-  prepared->run_and_wait();
   const std::vector<std::byte> got = prepared->results();
   const ch11::BatchCheck check = ch11::check_all(host, shape, op, plan, got);
-
-  const red::TimedCall timed = red::time_call([&] { ch11::run(c); }, counted, dev, opt.repeat, stream.get());
+  const red::TimedCall timed = red::time_call([&] { launch(call()); }, counted, dev, opt.repeat, stream->get());
   const bool passed = check.failed == 0;
+  const std::size_t results = ch11::outputs(shape);
   const std::size_t length = shape.layout == ch11::Layout::rows ? shape.cols : shape.rows;
   if (!opt.output.empty()) red::write_raw(opt.output, got.data(), got.size());
   if (opt.json) {
@@ -153,5 +175,11 @@ int main(int argc, char** argv) {
   app.add_flag("--json", opt.json, "one JSON line instead of the report");
   app.footer("Exit codes: 0 passed, 1 a result failed its check, 2 bad arguments or shape, 3 no GPU, 4 a CUDA error.");
   if (const int stop = red::parse_command_line(app, argc, argv); stop >= 0) return stop;
-  return red::run_program("11_batched", [&] { return run(opt); });
+  try {
+    const std::unique_ptr<Run> run = prepare(opt);  // input, output and scratch on the GPU
+    run->launch(run->call());                       // ch11::launch_tuned<Op, T> or ch11::launch<Op, T>
+    return run->finish();                           // waits; the check, the time, the report
+  } catch (...) {
+    return red::program_failed("11_batched");  // bad input 2, no GPU 3, a CUDA error 4
+  }
 }

@@ -227,6 +227,21 @@ Plan plan(const BatchedCall& c) {
   return p;
 }
 
+// pick(std::integral_constant<unsigned, G>) for the group size G = lanes (1, 2, ..., 32): pick
+// returns the instantiation for G, e.g. &launch_rows_by_group<Op, T, G>, which the caller then
+// calls itself (so nothing of this lookup is on the stack when the kernel is launched).
+template <class Pick>
+auto for_lanes(unsigned lanes, Pick&& pick) {
+  switch (lanes) {
+    case 1: return pick(std::integral_constant<unsigned, 1>{});
+    case 2: return pick(std::integral_constant<unsigned, 2>{});
+    case 4: return pick(std::integral_constant<unsigned, 4>{});
+    case 8: return pick(std::integral_constant<unsigned, 8>{});
+    case 16: return pick(std::integral_constant<unsigned, 16>{});
+    default: return pick(std::integral_constant<unsigned, 32>{});
+  }
+}
+
 // Calls f(std::integral_constant<unsigned, G>) for the group size G = lanes (1, 2, ..., 32).
 template <class F>
 void with_lanes(unsigned lanes, F&& f) {
@@ -302,7 +317,7 @@ void launch(const BatchedCall& c) {
   switch (p.strategy) {
     case Strategy::thread_per_row:
     case Strategy::group_per_row:
-      with_lanes(p.lanes, [&](auto g) { launch_rows_by_group<Op, T, decltype(g)::value>(c); });
+      for_lanes(p.lanes, [](auto g) { return &launch_rows_by_group<Op, T, decltype(g)::value>; })(c);
       break;
     case Strategy::block_per_row:
     case Strategy::blocks_per_row:

@@ -434,7 +434,7 @@ void launch_tuned(const BatchedCall& c) {
   switch (p.strategy) {
     case Strategy::thread_per_row:
     case Strategy::group_per_row:
-      with_lanes(p.lanes, [&](auto g) { launch_rows_tuned<Op, T, decltype(g)::value>(c, p); });
+      for_lanes(p.lanes, [](auto g) { return &launch_rows_tuned<Op, T, decltype(g)::value>; })(c, p);
       break;
     case Strategy::block_per_row:
     case Strategy::blocks_per_row:

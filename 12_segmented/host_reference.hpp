@@ -58,10 +58,12 @@ struct Prepared {
     return got;
   }
 };
-// The call over an input of n elements cut by `offsets` (segments + 1 of them, at least one).
+// The call over an input of n elements cut by `offsets` (segments + 1 of them, at least one),
+// with the mapping and the kernels asked for.
 inline std::unique_ptr<Prepared> prepare(red::Op op, red::DType t, const void* input, std::size_t n,
                                          const std::vector<std::int64_t>& offsets, Strategy strategy,
-                                         cudaStream_t stream, std::optional<std::size_t> scratch_bytes = {}) {
+                                         Kernels kernels, cudaStream_t stream,
+                                         std::optional<std::size_t> scratch_bytes = {}) {
   auto p = std::make_unique<Prepared>();
   p->offsets = red::DeviceBuffer(offsets.size() * sizeof(std::int64_t));
   p->offsets.upload(offsets.data(), offsets.size() * sizeof(std::int64_t));
@@ -76,6 +78,7 @@ inline std::unique_ptr<Prepared> prepare(red::Op op, red::DType t, const void* i
   c.output = p->output.get();
   c.stream = stream;
   c.strategy = strategy;
+  c.kernels = kernels;
   p->plan = plan_of(c);
   c.scratch_bytes = scratch_bytes ? *scratch_bytes : p->plan.scratch_bytes;
   p->scratch = red::DeviceBuffer(c.scratch_bytes);
@@ -92,7 +95,7 @@ inline ch11::BatchCheck check_all(const red::HostArray& x, const SegmentedCall& 
     return ch11::Slice{b, e - b, 1};
   };
   return ch11::check_slices(
-      x, c.segments, c.op, slice, [&](std::size_t length) { return sum_depth(plan, c, length, per_vector); }, results);
+      x, c.segments, c.op, slice, [&](std::size_t length) { return sum_depth_of(plan, c, length, per_vector); }, results);
 }
 
 }  // namespace ch12

@@ -2,10 +2,13 @@
 //
 //   12_segmented [--segments FILE | --segment-dist uniform|heavy [--segment-count N] [--segment-mean M]]
 //                [--op sum|max|argmax] [--dtype f32|f16|bf16] [--dist D] [--seed S] [--input FILE]
-//                [--strategy automatic|balanced|naive] [--output FILE] [--repeat R] [--json]
+//                [--strategy automatic|balanced|naive] [--kernels tuned|teaching] [--output FILE]
+//                [--repeat R] [--json]
 //
 // The segments come from a file of segments + 1 little-endian int64 offsets, or are generated
 // (uniform lengths by default; heavy: a heavy tail with one segment of half the elements).
+// --kernels picks the balanced mapping's kernel: the tuned one (variants.cuh, the default) or the
+// lesson's teaching one (reduce.cuh); the naive mapping has one kernel for both.
 // Every result is checked against a float64 reference with the chapter's bound; the report gives
 // the results checked, the worst error as a fraction of its bound, pass or fail, the time per call
 // (steady state, common/timing.hpp) and the GB/s (counted_bytes: the elements and the offsets read
@@ -16,6 +19,7 @@
 // Exit codes: 0 passed, 1 a result failed its check, 2 bad arguments or offsets, 3 no GPU, 4 a CUDA error.
 #include <cstdio>
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,7 +39,7 @@ namespace {
 struct Options {
   std::string segments_file, segment_dist = "uniform";
   std::size_t segment_count = 1 << 20, segment_mean = 32;
-  std::string op = "sum", dtype = "f32", dist = "normal", input, output, strategy = "automatic";
+  std::string op = "sum", dtype = "f32", dist = "normal", input, output, strategy = "automatic", kernels = "tuned";
   std::uint64_t seed = 1;
   int repeat = 20;
   bool json = false;
@@ -54,7 +58,27 @@ std::vector<std::int64_t> read_offsets(const std::string& path) {
   return o;
 }
 
-int run(const Options& opt) {
+// A call made ready from the flags: the offsets and the input on the device, the output and the
+// scratch allocated, and the chapter's launch function for it. main() makes the call; finish()
+// checks, times and reports it.
+struct Run {
+  Options opt;
+  std::vector<std::int64_t> offsets;
+  std::size_t segments = 0, n = 0, counted = 0;
+  red::DeviceInfo dev;
+  red::HostArray host;
+  red::DeviceInput in;
+  std::optional<red::Stream> stream;
+  std::unique_ptr<ch12::Prepared> prepared;
+  ch12::LaunchFn launch = nullptr;
+
+  const ch12::SegmentedCall& call() const { return prepared->call; }
+  int finish() const;
+};
+
+std::unique_ptr<Run> prepare(const Options& opt) {
+  auto r = std::make_unique<Run>();
+  r->opt = opt;
   const red::Op op = *red::parse_op(opt.op);  // CLI11 has checked the names
   const red::DType t = *red::parse_dtype(opt.dtype);
   const std::optional<red::Dist> dist = red::parse_dist(opt.dist);
@@ -62,15 +86,16 @@ int run(const Options& opt) {
   const ch12::Strategy strategy = opt.strategy == "balanced" ? ch12::Strategy::balanced
                                   : opt.strategy == "naive"  ? ch12::Strategy::naive
                                                              : ch12::Strategy::automatic;
-  const std::vector<std::int64_t> offsets =
+  const ch12::Kernels kernels = opt.kernels == "teaching" ? ch12::Kernels::teaching : ch12::Kernels::tuned;
+  const std::vector<std::int64_t>& offsets = r->offsets =
       !opt.segments_file.empty()
           ? read_offsets(opt.segments_file)
           : ch12::make_offsets(opt.segment_count, opt.segment_mean,
                                opt.segment_dist == "heavy" ? ch12::SegmentDist::heavy : ch12::SegmentDist::uniform,
                                opt.seed + 7);
-  const std::size_t segments = offsets.size() - 1;
+  const std::size_t segments = r->segments = offsets.size() - 1;
   // The input: up to the last offset (elements past it belong to no segment).
-  const std::size_t n = offsets.back() > 0 ? static_cast<std::size_t>(offsets.back()) : 0;
+  const std::size_t n = r->n = offsets.back() > 0 ? static_cast<std::size_t>(offsets.back()) : 0;
   if (!opt.input.empty()) {
     const std::size_t available = red::raw_element_count(opt.input, t);
     if (available < n)
@@ -81,29 +106,30 @@ int run(const Options& opt) {
   if (const std::string why = ch12::check_offsets(offsets.data(), segments, n); !why.empty())
     throw Usage("bad offsets: " + why);
   if (!opt.output.empty()) red::check_writable(opt.output);
-  if (!red::gpu_available()) {
-    std::fprintf(stderr, "12_segmented: no usable CUDA GPU\n");
-    return red::kExitNoGpu;
-  }
-  const red::DeviceInfo dev = red::query_device();
+  const red::DeviceInfo& dev = r->dev = red::query_device();  // NoGpuError without a GPU
   // At most 2^60 elements (why_invalid) of at most 4 bytes and 2^32 offsets: no sum here wraps.
-  const std::size_t counted = ch12::counted_bytes(n, segments, red::size_of(t));
+  const std::size_t counted = r->counted = ch12::counted_bytes(n, segments, red::size_of(t));
   const std::size_t need = counted + (red::l2_resident(counted, dev) ? 0 : 2 * dev.l2_bytes);  // + the L2 scrub
   if (need > dev.free_memory)
     throw Usage("the segments need " + std::to_string(need) + " bytes of device memory, " +
                 std::to_string(dev.free_memory) + " are free");
 
-  const red::HostArray host = !opt.input.empty() ? red::load_raw(opt.input, t, n)
-                                                 : red::generate(t, std::max<std::size_t>(n, 1), *dist, opt.seed);
-  const red::DeviceInput in = red::upload(host);
-  const red::Stream stream;
-  const auto prepared = ch12::prepare(op, t, in.data, n, offsets, strategy, stream.get());
-  const ch12::SegmentedCall& c = prepared->call;
-  prepared->run_and_wait();
+  r->host = !opt.input.empty() ? red::load_raw(opt.input, t, n)
+                               : red::generate(t, std::max<std::size_t>(n, 1), *dist, opt.seed);
+  r->in = red::upload(r->host);
+  r->stream.emplace();
+  r->prepared = ch12::prepare(op, t, r->in.data, n, offsets, strategy, kernels, r->stream->get());
+  r->launch = ch12::launch_for(r->call());
+  return r;
+}
+
+int Run::finish() const {
+  CUDA_CHECK(cudaStreamSynchronize(call().stream));
+  const ch12::SegmentedCall& c = call();
   const std::vector<std::byte> got = prepared->results();
   const ch11::BatchCheck check = ch12::check_all(host, c, offsets, prepared->plan, got);
 
-  const red::TimedCall timed = red::time_call([&] { ch12::run(c); }, counted, dev, opt.repeat, stream.get());
+  const red::TimedCall timed = red::time_call([&] { launch(c); }, counted, dev, opt.repeat, stream->get());
   const bool passed = check.failed == 0;
   const std::size_t mean = segments ? n / segments : 0;
   if (!opt.output.empty()) red::write_raw(opt.output, got.data(), got.size());
@@ -116,12 +142,14 @@ int run(const Options& opt) {
     j["segments"] = segments;
     j["n"] = n;
     j["strategy"] = ch12::name(prepared->plan.strategy);
+    j["kernels"] = ch12::name(prepared->plan.kernels);
     red::add_check_and_time(j, check, timed);
     std::fputs(red::json_line(j).c_str(), stdout);
   } else {
     std::printf("12_segmented on %s: %zu segments of %s, %zu elements (mean length %zu), %s\n", dev.name.c_str(),
                 segments, opt.dtype.c_str(), n, mean, opt.op.c_str());
-    std::printf("  mapping:   %s\n", ch12::name(prepared->plan.strategy).c_str());
+    std::printf("  mapping:   %s (%s kernels)\n", ch12::name(prepared->plan.strategy).c_str(),
+                ch12::name(prepared->plan.kernels).c_str());
     red::print_check_and_time(check, timed, opt.repeat);
   }
   return passed ? red::kExitPassed : red::kExitCheckFailed;
@@ -147,10 +175,18 @@ int main(int argc, char** argv) {
   app.add_option("--input", opt.input, "raw little-endian array of the dtype instead of generated data");
   app.add_option("--strategy", opt.strategy, "automatic (default: balanced), balanced or naive")
       ->check(CLI::IsMember({"automatic", "balanced", "naive"}));
+  app.add_option("--kernels", opt.kernels, "tuned (default) or teaching: the balanced mapping's kernel")
+      ->check(CLI::IsMember({"tuned", "teaching"}));
   app.add_option("--output", opt.output, "write the results to this file: a little-endian float (argmax: int32) each");
   app.add_option("--repeat", opt.repeat, "timed calls (default 20)")->check(CLI::Range(1, 100000));
   app.add_flag("--json", opt.json, "one JSON line instead of the report");
   app.footer("Exit codes: 0 passed, 1 a result failed its check, 2 bad arguments or offsets, 3 no GPU, 4 a CUDA error.");
   if (const int stop = red::parse_command_line(app, argc, argv); stop >= 0) return stop;
-  return red::run_program("12_segmented", [&] { return run(opt); });
+  try {
+    const std::unique_ptr<Run> run = prepare(opt);  // offsets, input, output and scratch on the GPU
+    run->launch(run->call());                       // ch12::launch_tuned<Op, T> or ch12::launch<Op, T>
+    return run->finish();                           // waits; the check, the time, the report
+  } catch (...) {
+    return red::program_failed("12_segmented");  // bad input 2, no GPU 3, a CUDA error 4
+  }
 }

@@ -1,5 +1,6 @@
 // Chapter 12's calls: one reduction per segment of an input, segments of any lengths. Host-side
-// types only; the kernels are segments.cuh, their launcher reduce.cuh.
+// types only; the kernels and their launcher are reduce.cuh (the lesson) and variants.cuh (the
+// tuned balanced kernel).
 //
 // Segment s is elements [offsets[s], offsets[s + 1]) of an input of n elements, CSR-style:
 // `segments + 1` int64 offsets in device memory, nondecreasing, within [0, n]; empty segments are
@@ -30,6 +31,13 @@ enum class Strategy {
   naive,     // a group of lanes per segment, sized to the mean length (no split)
 };
 
+// Which balanced kernel a call runs: the tuned one (variants.cuh), or the lesson's teaching one
+// (reduce.cuh), the simplest code of the same idea. The naive mapping has one kernel for both.
+enum class Kernels {
+  tuned,
+  teaching,
+};
+
 struct SegmentedCall {
   red::Op op = red::Op::sum;
   red::DType dtype = red::DType::f32;
@@ -42,6 +50,7 @@ struct SegmentedCall {
   std::size_t scratch_bytes = 0;
   cudaStream_t stream = nullptr;
   Strategy strategy = Strategy::automatic;
+  Kernels kernels = Kernels::tuned;
 };
 
 // The sum, max and argmax of f32, f16 and bf16, as chapter 11.
@@ -76,6 +85,8 @@ inline std::string check_offsets(const std::int64_t* o, std::size_t segments, st
   }
   return "";
 }
+
+inline std::string name(Kernels k) { return k == Kernels::teaching ? "teaching" : "tuned"; }
 
 inline std::string name(Strategy s) {
   switch (s) {

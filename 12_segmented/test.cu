@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -13,10 +14,14 @@
 #include "test_support.hpp"
 
 using namespace red;
+using ch12::Kernels;
 using ch12::SegmentDist;
 using ch12::Strategy;
 
 namespace {
+
+// Both balanced kernels: every case that runs the tuned one runs the lesson's teaching one too.
+const Kernels kKernels[] = {Kernels::tuned, Kernels::teaching};
 
 // One segmented call on the device, its results downloaded (4 bytes each).
 struct Segments {
@@ -30,10 +35,10 @@ struct Segments {
 
   // Two calls on one scratch, the output poisoned before each (a result never written shows as
   // 0xA5A5A5A5): the second must give the first's bits, and its results are returned.
-  std::vector<std::byte> run(Op op, Strategy strategy = Strategy::automatic, cudaStream_t stream = nullptr,
+  std::vector<std::byte> run(Op op, Strategy strategy, Kernels kernels, cudaStream_t stream = nullptr,
                              int scratch_fill = -1) const {
     const DeviceInput in = upload(host, base_offset);
-    const auto p = ch12::prepare(op, host.dtype, in.data, n, offsets, strategy, stream);
+    const auto p = ch12::prepare(op, host.dtype, in.data, n, offsets, strategy, kernels, stream);
     if (scratch_fill >= 0) p->scratch.fill(scratch_fill, stream);
     p->output.fill(0xA5, stream);  // on the call's stream: ordered before it
     p->run_and_wait();
@@ -45,21 +50,28 @@ struct Segments {
     return second;
   }
 
-  // Runs and checks every result.
-  void check(Op op, Strategy strategy = Strategy::automatic) const {
+  // Runs one mapping with one kernel and checks every result.
+  void check_one(Op op, Strategy strategy, Kernels kernels) const {
     INFO("segments=", offsets.size() - 1, " n=", n, " op=", std::string(name(op)), " dtype=", std::string(name(host.dtype)),
-         " strategy=", ch12::name(strategy), " base offset=", base_offset);
+         " strategy=", ch12::name(strategy), " kernels=", ch12::name(kernels), " base offset=", base_offset);
     ch12::SegmentedCall c;
     c.op = op;
     c.dtype = host.dtype;
     c.n = n;
     c.segments = offsets.size() - 1;
     c.strategy = strategy;
+    c.kernels = kernels;
     const ch12::Plan plan = ch12::plan_of(c);
-    const ch11::BatchCheck r = ch12::check_all(host, c, offsets, plan, run(op, strategy));
+    const ch11::BatchCheck r = ch12::check_all(host, c, offsets, plan, run(op, strategy, kernels));
     INFO("plan: ", ch12::name(plan.strategy), " lanes ", plan.lanes, " blocks ", plan.blocks);
     CHECK_MESSAGE(r.failed == 0, r.first_failure);
     CHECK(r.checked == offsets.size() - 1);
+  }
+
+  // The balanced mapping (automatic) with both kernels, or the naive one (one kernel for both).
+  void check(Op op, Strategy strategy = Strategy::automatic) const {
+    if (strategy == Strategy::naive) return check_one(op, strategy, Kernels::tuned);
+    for (Kernels k : kKernels) check_one(op, strategy, k);
   }
 };
 
@@ -70,7 +82,7 @@ SegmentDist dist_of(bool heavy) { return heavy ? SegmentDist::heavy : SegmentDis
 
 }  // namespace
 
-TEST_CASE("12_segmented: uniform and heavy-tailed segments, balanced and naive") {
+TEST_CASE("12_segmented: uniform and heavy-tailed segments, balanced (tuned and teaching) and naive") {
   for (DType t : kTypes)
     for (std::size_t mean : {4, 32, 1024})
       for (bool heavy : {false, true}) {
@@ -93,6 +105,29 @@ TEST_CASE("12_segmented: uniform and heavy-tailed segments, balanced and naive")
     }
 }
 
+TEST_CASE("12_segmented: odd sizes, from one element to a few windows, and one huge segment") {
+  for (DType t : kTypes) {
+    const HostArray host = generate(t, 300'000, Dist::normal, test::fresh_seed());
+    for (std::size_t n : {1, 2, 3, 7, 31, 33, 255, 257, 511, 513, 1023, 1025, 4097, 65537, 299'999})
+      for (std::size_t count : {1, 2, 3, 17, 1000}) {
+        // `count` segments of random lengths summing to n (empty ones among them).
+        std::mt19937_64 rng(test::fresh_seed());
+        std::vector<std::int64_t> o(count + 1, 0);
+        for (std::size_t s = 1; s < count; ++s) o[s] = static_cast<std::int64_t>(rng() % (n + 1));
+        o[count] = static_cast<std::int64_t>(n);
+        std::sort(o.begin(), o.end());
+        for (Op op : kOps) Segments{host, o}.check(op);
+      }
+    // One segment of all the elements, and one between long runs of empty segments.
+    for (Op op : kOps) {
+      Segments{host, {0, static_cast<std::int64_t>(host.n)}}.check(op);
+      std::vector<std::int64_t> o(5000, 3);
+      o.insert(o.end(), 5000, static_cast<std::int64_t>(host.n) - 5);
+      Segments{host, o, host.n}.check(op);
+    }
+  }
+}
+
 TEST_CASE("12_segmented: inputs that start off a 16-byte boundary") {
   for (DType t : kTypes)
     for (std::size_t offset : {1, 3, 5}) {
@@ -102,7 +137,7 @@ TEST_CASE("12_segmented: inputs that start off a 16-byte boundary") {
         s.base_offset = offset;
         s.check(op);
         // A heavy tail off the boundary: one segment across many warps' ranges, read element by
-        // element (no 16-byte loads from a misaligned input).
+        // element where the tuned kernel cannot load 16 bytes at once.
         Segments h{host, ch12::make_offsets(300, 64, SegmentDist::heavy, test::fresh_seed())};
         h.base_offset = offset;
         REQUIRE(h.n <= host.n);  // about 1.05 x 300 x 64 of the 80,000 elements
@@ -138,11 +173,60 @@ TEST_CASE("12_segmented: all-empty segments, no segments, and empty segments at 
     for (std::int64_t e = 0; e < 20'000; ++e) dense.insert(dense.end(), {e, e});
     dense.insert(dense.end(), 3000, 20'000);
     for (std::int64_t e = 20'001; e <= 30'000; ++e) dense.push_back(e / 3 * 3);
+    // Every segment empty, at an offset inside the input.
+    const std::vector<std::int64_t> all_at_one(700, 4321);
     for (Op op : kOps) {
       Segments{host, o}.check(op);
       Segments{host, inside, host.n}.check(op);
       Segments{host, dense}.check(op);
+      Segments{host, all_at_one, host.n}.check(op);
     }
+  }
+}
+
+TEST_CASE("12_segmented: the balanced kernels over many more warps than the work needs") {
+  // Grids far larger than the plans': ranges of a few elements or none, ranges that hold ends only,
+  // and bounds that fall inside an end's cost. Small integers: every order of additions is exact.
+  for (DType t : {DType::f32, DType::bf16}) {
+    const HostArray host = generate(t, 20'000, Dist::ints, test::fresh_seed());
+    const DeviceInput in = upload(host);
+    std::vector<std::vector<std::int64_t>> shapes = {
+        ch12::make_offsets(400, 8, SegmentDist::heavy, test::fresh_seed()), {0, 1}, {0, 0, 0, 1, 1, 2, 2, 2},
+        ch12::make_offsets(3, 3000, SegmentDist::uniform, test::fresh_seed())};
+    std::vector<std::int64_t> runs;  // runs of empty segments between single elements
+    for (std::int64_t e = 0; e < 64; ++e) runs.insert(runs.end(), 40, e);
+    shapes.push_back(runs);
+    for (const auto& o : shapes)
+      for (unsigned blocks : {1u, 3u, 17u, 64u})
+        for (Kernels kernels : kKernels)
+          for (Op op : kOps) {
+            INFO("segments ", o.size() - 1, ", n ", o.back(), ", blocks ", blocks, ", kernels ", ch12::name(kernels),
+                 ", op ", std::string(name(op)));
+            const std::size_t n = static_cast<std::size_t>(o.back());
+            auto p = ch12::prepare(op, t, in.data, n, o, Strategy::balanced, kernels, nullptr);
+            ch12::SegmentedCall& c = p->call;
+            ch12::Plan& plan = p->plan;
+            plan.blocks = blocks;
+            plan.per_warp = n + 32 * 32 + 64;  // the deepest chain any range can have
+            p->output.fill(0xA5);
+            dispatch(ch12::Ops{}, ch12::Types{}, op, t, [&](auto tag) {
+              using O = typename decltype(tag)::type;
+              using T = typename O::In;
+              // A record a warp, garbage before the call.
+              p->scratch = DeviceBuffer(std::size_t{blocks} * ch12::kWarpsPerBlock * sizeof(ch12::Pieces<typename O::Acc>));
+              p->scratch.fill(0x5A);
+              c.scratch = p->scratch.get();
+              c.scratch_bytes = p->scratch.bytes();
+              if (kernels == Kernels::teaching)
+                ch12::launch_balanced<O, T>(c, plan);
+              else
+                ch12::launch_balanced_tuned<O, T>(c, plan);
+            });
+            CUDA_CHECK(cudaGetLastError());
+            CUDA_CHECK(cudaDeviceSynchronize());
+            const ch11::BatchCheck r = ch12::check_all(host, c, o, plan, p->results());
+            CHECK_MESSAGE(r.failed == 0, r.first_failure);
+          }
   }
 }
 
@@ -151,9 +235,13 @@ TEST_CASE("12_segmented: the result's bits depend on the offsets only (20 runs, 
   const std::vector<std::int64_t> o = ch12::make_offsets(1 << 16, 256, SegmentDist::heavy, test::fresh_seed());
   const HostArray host = generate(DType::f32, static_cast<std::size_t>(o.back()), Dist::normal, test::fresh_seed());
   const Segments segs{host, o};
-  std::set<std::vector<std::byte>> distinct;
-  for (int run = 0; run < 20; ++run) distinct.insert(segs.run(Op::sum, Strategy::automatic, nullptr, static_cast<int>(fill() & 0xFF)));
-  CHECK(distinct.size() == 1);
+  for (Kernels kernels : kKernels) {
+    INFO("kernels ", ch12::name(kernels));
+    std::set<std::vector<std::byte>> distinct;
+    for (int run = 0; run < 20; ++run)
+      distinct.insert(segs.run(Op::sum, Strategy::automatic, kernels, nullptr, static_cast<int>(fill() & 0xFF)));
+    CHECK(distinct.size() == 1);
+  }
 }
 
 TEST_CASE("12_segmented: two streams with their own scratch at once give each stream's answer") {
@@ -163,16 +251,20 @@ TEST_CASE("12_segmented: two streams with their own scratch at once give each st
   const HostArray x = generate(DType::f32, static_cast<std::size_t>(o.back()), Dist::normal, test::fresh_seed());
   const HostArray y = generate(DType::f16, static_cast<std::size_t>(p.back()), Dist::normal, test::fresh_seed());
   const Segments heavy{x, o}, uniform{y, p};
-  const auto alone_heavy = heavy.run(Op::sum), alone_uniform = uniform.run(Op::max);
-  for (int k = 0; k < 5; ++k) {
-    // Each run() uploads, launches on its stream and waits for it: launch both before waiting by
-    // running them from two host threads.
-    std::vector<std::byte> got_heavy, got_uniform;
-    std::thread t([&] { got_heavy = heavy.run(Op::sum, Strategy::automatic, a.get()); });
-    got_uniform = uniform.run(Op::max, Strategy::automatic, b.get());
-    t.join();
-    CHECK(got_heavy == alone_heavy);
-    CHECK(got_uniform == alone_uniform);
+  for (Kernels kernels : kKernels) {
+    INFO("kernels ", ch12::name(kernels));
+    const auto alone_heavy = heavy.run(Op::sum, Strategy::automatic, kernels);
+    const auto alone_uniform = uniform.run(Op::max, Strategy::automatic, kernels);
+    for (int k = 0; k < 5; ++k) {
+      // Each run() uploads, launches on its stream and waits for it: launch both before waiting by
+      // running them from two host threads.
+      std::vector<std::byte> got_heavy, got_uniform;
+      std::thread t([&] { got_heavy = heavy.run(Op::sum, Strategy::automatic, kernels, a.get()); });
+      got_uniform = uniform.run(Op::max, Strategy::automatic, kernels, b.get());
+      t.join();
+      CHECK(got_heavy == alone_heavy);
+      CHECK(got_uniform == alone_uniform);
+    }
   }
 }
 
@@ -193,41 +285,46 @@ TEST_CASE("12_segmented: bad offsets and calls are refused with a reason") {
   const std::vector<std::int64_t> o = ch12::make_offsets(1000, 32, SegmentDist::uniform, test::fresh_seed());
   DeviceBuffer offsets(o.size() * 8), out(o.size() * 4);
   offsets.upload(o.data(), o.size() * 8);
-  ch12::SegmentedCall c;
-  c.input = in.data;
-  c.n = static_cast<std::size_t>(o.back());
-  c.segments = o.size() - 1;
-  c.offsets = static_cast<const std::int64_t*>(offsets.get());
-  c.output = out.get();
-  const std::size_t needed = ch12::scratch_bytes_of(c);
-  REQUIRE(needed > 0);  // the balanced mapping's records
-  DeviceBuffer scratch(needed + 16);
-  c.scratch = scratch.get();
-  c.scratch_bytes = needed;
-  c.op = Op::min;
-  CHECK_THROWS_AS(ch12::run(c), std::invalid_argument);  // not one of this chapter's ops
-  c.op = Op::sum;
-  c.dtype = DType::i32;
-  CHECK_THROWS_AS(ch12::run(c), std::invalid_argument);
-  c.dtype = DType::f32;
-  c.offsets = nullptr;
-  CHECK_THROWS_WITH_AS(ch12::run(c), "12_segmented: null offsets", std::invalid_argument);
-  c.offsets = static_cast<const std::int64_t*>(offsets.get());
-  c.input = static_cast<const char*>(in.data) + 2;
-  CHECK_THROWS_WITH_AS(ch12::run(c), doctest::Contains("not aligned"), std::invalid_argument);
-  c.input = in.data;
-  c.scratch_bytes = needed - 1;
-  CHECK_THROWS_WITH_AS(ch12::run(c), doctest::Contains("scratch buffer too small"), std::invalid_argument);
-  c.scratch_bytes = needed;
-  c.scratch = static_cast<char*>(scratch.get()) + 8;
-  CHECK_THROWS_WITH_AS(ch12::run(c), "12_segmented: scratch not aligned to 16 bytes", std::invalid_argument);
-  c.scratch = nullptr;
-  CHECK_THROWS_WITH_AS(ch12::run(c), doctest::Contains("null scratch"), std::invalid_argument);
+  for (Kernels kernels : kKernels) {
+    INFO("kernels ", ch12::name(kernels));
+    ch12::SegmentedCall c;
+    c.input = in.data;
+    c.n = static_cast<std::size_t>(o.back());
+    c.segments = o.size() - 1;
+    c.offsets = static_cast<const std::int64_t*>(offsets.get());
+    c.output = out.get();
+    c.kernels = kernels;
+    const std::size_t needed = ch12::scratch_bytes_of(c);
+    REQUIRE(needed > 0);  // the balanced mapping's records
+    DeviceBuffer scratch(needed + 16);
+    c.scratch = scratch.get();
+    c.scratch_bytes = needed;
+    c.op = Op::min;
+    CHECK_THROWS_AS(ch12::run(c), std::invalid_argument);  // not one of this chapter's ops
+    c.op = Op::sum;
+    c.dtype = DType::i32;
+    CHECK_THROWS_AS(ch12::run(c), std::invalid_argument);
+    c.dtype = DType::f32;
+    c.offsets = nullptr;
+    CHECK_THROWS_WITH_AS(ch12::run(c), "12_segmented: null offsets", std::invalid_argument);
+    c.offsets = static_cast<const std::int64_t*>(offsets.get());
+    c.input = static_cast<const char*>(in.data) + 2;
+    CHECK_THROWS_WITH_AS(ch12::run(c), doctest::Contains("not aligned"), std::invalid_argument);
+    c.input = in.data;
+    c.scratch_bytes = needed - 1;
+    CHECK_THROWS_WITH_AS(ch12::run(c), doctest::Contains("scratch buffer too small"), std::invalid_argument);
+    c.scratch_bytes = needed;
+    c.scratch = static_cast<char*>(scratch.get()) + 8;
+    CHECK_THROWS_WITH_AS(ch12::run(c), "12_segmented: scratch not aligned to 16 bytes", std::invalid_argument);
+    c.scratch = nullptr;
+    CHECK_THROWS_WITH_AS(ch12::run(c), doctest::Contains("null scratch"), std::invalid_argument);
+  }
 }
 
 TEST_CASE("12_segmented: one scratch serves calls of other n and segment counts in turn") {
   // Calls of different sizes one after another on one scratch, the output poisoned before each,
   // then the same sequence again: no call may depend on what an earlier one left in the scratch.
+  // The two balanced kernels take turns on the same scratch too.
   const HostArray host = generate(DType::f32, std::size_t{1} << 23, Dist::ints, test::fresh_seed());
   const DeviceInput in = upload(host);
   std::vector<std::vector<std::int64_t>> cases = {
@@ -241,31 +338,35 @@ TEST_CASE("12_segmented: one scratch serves calls of other n and segment counts 
   ch12::SegmentedCall c;
   c.input = in.data;
   std::size_t largest = 0;
-  for (const auto& o : cases) {
-    c.n = static_cast<std::size_t>(o.back());
-    c.segments = o.size() - 1;
-    largest = std::max(largest, ch12::scratch_bytes_of(c));
-  }
-  DeviceBuffer scratch(largest), out(std::size_t{1} << 20 << 2), offsets(((std::size_t{1} << 20) + 1) * 8);
-  for (int round = 0; round < 2; ++round)
-    for (const auto& o : cases) {
-      INFO("round ", round, ", segments ", o.size() - 1, ", n ", o.back());
-      offsets.upload(o.data(), o.size() * 8);
+  for (const auto& o : cases)
+    for (Kernels kernels : kKernels) {
       c.n = static_cast<std::size_t>(o.back());
       c.segments = o.size() - 1;
-      c.offsets = static_cast<const std::int64_t*>(offsets.get());
-      c.output = out.get();
-      c.scratch = scratch.get();
-      c.scratch_bytes = scratch.bytes();
-      out.fill(0xA5);
-      CUDA_CHECK(cudaDeviceSynchronize());
-      ch12::run(c);
-      CUDA_CHECK(cudaDeviceSynchronize());
-      std::vector<std::byte> got(c.segments * 4);
-      out.download(got.data(), got.size());
-      const ch11::BatchCheck r = ch12::check_all(host, c, o, ch12::plan_of(c), got);
-      CHECK_MESSAGE(r.failed == 0, r.first_failure);
+      c.kernels = kernels;
+      largest = std::max(largest, ch12::scratch_bytes_of(c));
     }
+  DeviceBuffer scratch(largest), out(std::size_t{1} << 20 << 2), offsets(((std::size_t{1} << 20) + 1) * 8);
+  for (int round = 0; round < 2; ++round)
+    for (const auto& o : cases)
+      for (Kernels kernels : kKernels) {
+        INFO("round ", round, ", segments ", o.size() - 1, ", n ", o.back(), ", kernels ", ch12::name(kernels));
+        offsets.upload(o.data(), o.size() * 8);
+        c.n = static_cast<std::size_t>(o.back());
+        c.segments = o.size() - 1;
+        c.offsets = static_cast<const std::int64_t*>(offsets.get());
+        c.output = out.get();
+        c.scratch = scratch.get();
+        c.scratch_bytes = scratch.bytes();
+        c.kernels = kernels;
+        out.fill(0xA5);
+        CUDA_CHECK(cudaDeviceSynchronize());
+        ch12::run(c);
+        CUDA_CHECK(cudaDeviceSynchronize());
+        std::vector<std::byte> got(c.segments * 4);
+        out.download(got.data(), got.size());
+        const ch11::BatchCheck r = ch12::check_all(host, c, o, ch12::plan_of(c), got);
+        CHECK_MESSAGE(r.failed == 0, r.first_failure);
+      }
 }
 
 // ---- above 2^31 elements (ctest's label "large") ----------------------------------------------------

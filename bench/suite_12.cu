@@ -1,7 +1,8 @@
 // Chapter 12's segments: 2^26 elements in segments of mean length 32 and 1024, uniform and heavy-
-// tailed, each with the lesson's balanced mapping, the naive one (f32 sums), and
-// cub::DeviceSegmentedReduce on the same input in the same run. Every call is checked against the
-// float64 reference before it is timed.
+// tailed, each with the tuned balanced kernel (reduce_segments), the lesson's teaching balanced
+// kernel (reduce_segments_teaching), the naive mapping (f32 sums), and cub::DeviceSegmentedReduce
+// on the same input in the same run. Every call is checked against the float64 reference before
+// it is timed.
 #include <memory>
 #include <optional>
 #include <string>
@@ -23,7 +24,8 @@ constexpr int kSegmentsLayout = 3;  // results/plot.py's LAYOUTS: flat, rows, co
 struct Kernel {
   std::string name;  // benchmark kernel name
   std::string variant_of;
-  ch12::Strategy strategy;  // automatic for the lesson; forced for a variant
+  ch12::Strategy strategy;  // automatic for the balanced mapping; forced for the naive one
+  ch12::Kernels kernels = ch12::Kernels::tuned;
   bool cub = false;
 };
 
@@ -42,7 +44,7 @@ void register_case(Op op, DType t, std::vector<std::int64_t> offsets, bool heavy
   register_timed(label, static_cast<double>(n * size_of(t)), [=](cudaStream_t stream) {
     auto r = std::make_shared<Resources>();
     r->data = batched_input(t, std::max(n, std::size_t{1}));
-    r->prepared = ch12::prepare(op, t, r->data->device.data, n, *shared_offsets, k.strategy, stream,
+    r->prepared = ch12::prepare(op, t, r->data->device.data, n, *shared_offsets, k.strategy, k.kernels, stream,
                                 k.cub ? std::optional<std::size_t>(0) : std::nullopt);
     ch12::SegmentedCall& call = r->prepared->call;
     const auto cub_call = [t](const ch12::SegmentedCall& c, void* temp, std::size_t& bytes) {
@@ -92,8 +94,11 @@ void register_case(Op op, DType t, std::vector<std::int64_t> offsets, bool heavy
 
 void register_segmented() {
   using ch12::Strategy;
-  const Kernel balanced{"reduce_segments", "", Strategy::automatic}, cub{"cub_segmented_reduce", "", Strategy::automatic, true};
+  const Kernel balanced{"reduce_segments", "", Strategy::automatic};
+  const Kernel cub{"cub_segmented_reduce", "", Strategy::automatic, ch12::Kernels::tuned, true};
   const Kernel naive{"reduce_segments_naive", "reduce_segments", Strategy::naive};
+  // The lesson's teaching kernel beside the tuned one: how far the simplest code of the idea trails.
+  const Kernel teaching{"reduce_segments_teaching", "reduce_segments", Strategy::automatic, ch12::Kernels::teaching};
   for (DType t : {DType::f32, DType::f16})
     for (Op op : {Op::sum, Op::max, Op::argmax}) {
       if (t != DType::f32 && op != Op::sum) continue;
@@ -102,6 +107,7 @@ void register_segmented() {
           const std::vector<std::int64_t> o = ch12::make_offsets(
               kElements / mean, mean, heavy ? ch12::SegmentDist::heavy : ch12::SegmentDist::uniform, 0x5E6 + mean);
           register_case(op, t, o, heavy, balanced);
+          register_case(op, t, o, heavy, teaching);
           if (op != Op::argmax) register_case(op, t, o, heavy, cub);
           // The naive mapping: one group per segment, whatever its length. On the heavy tail one
           // group reads half of the input alone: few timed calls.

@@ -36,7 +36,7 @@ struct alignas(16) Vec16 {
 };
 
 // A 16-byte load, marked evict-first (__ldcs, ld.global.cs) when kStreaming: data read once, that
-// should not push out of the caches what is read again (SegmentTuning::kStreamingLoads says why).
+// should not push out of the caches what is read again (12_segmented/variants.cuh says why).
 template <bool kStreaming, class T>
 __device__ __forceinline__ Vec16<T> load_vector(const Vec16<T>* p) {
   if constexpr (!kStreaming) {

@@ -242,19 +242,6 @@ auto for_lanes(unsigned lanes, Pick&& pick) {
   }
 }
 
-// Calls f(std::integral_constant<unsigned, G>) for the group size G = lanes (1, 2, ..., 32).
-template <class F>
-void with_lanes(unsigned lanes, F&& f) {
-  switch (lanes) {
-    case 1: return f(std::integral_constant<unsigned, 1>{});
-    case 2: return f(std::integral_constant<unsigned, 2>{});
-    case 4: return f(std::integral_constant<unsigned, 4>{});
-    case 8: return f(std::integral_constant<unsigned, 8>{});
-    case 16: return f(std::integral_constant<unsigned, 16>{});
-    default: return f(std::integral_constant<unsigned, 32>{});
-  }
-}
-
 // A group of G lanes per row: one wave, at most the blocks the GPU holds at once.
 template <class Op, class T, unsigned G>
 void launch_rows_by_group(const BatchedCall& c) {

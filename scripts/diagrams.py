@@ -17,7 +17,7 @@
                               equal cost (an element 1, a segment's end more) over a heavy tail
 
 Every thread, lane, tile, range and count drawn comes from the index rules of the chapters' sources
-(reduce.cuh, and 12's segments.cuh), written out below as small functions (the tests in
+(reduce.cuh, and 12's reduce.cuh, warp_cost_bound), written out below as small functions (the tests in
 results/test_diagrams.py check them); nothing in a picture is typed by hand. Needs matplotlib only;
 the same inputs give the same files.
 """

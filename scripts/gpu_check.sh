@@ -169,7 +169,9 @@ if [[ -x "$segmented" && ( -z "${SANITIZE_ONLY:-}" || " $SANITIZE_ONLY " == *" 1
   for shape in "--segment-dist uniform --segment-count 1000 --segment-mean 32" \
     "--segment-dist heavy --segment-count 1000 --segment-mean 64" \
     "--segment-dist heavy --segment-count 3000 --segment-mean 256" \
-    "--segment-dist uniform --segment-count 1000 --segment-mean 32 --strategy naive"; do
+    "--segment-dist uniform --segment-count 1000 --segment-mean 32 --strategy naive" \
+    "--segment-dist heavy --segment-count 1000 --segment-mean 64 --kernels teaching" \
+    "--segment-dist uniform --segment-count 1000 --segment-mean 32 --kernels teaching"; do
     for pair in sum/f32 max/f16 argmax/bf16 sum/bf16 argmax/f32; do
       for tool in memcheck racecheck synccheck initcheck; do
         echo "$tool $segmented args $shape --op ${pair%/*} --dtype ${pair#*/} --repeat 1" >>"$jobs_file"

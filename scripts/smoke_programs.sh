@@ -92,6 +92,8 @@ if [[ -x "$bin" ]]; then
   python3 -c "import struct; open('$tmp/decreasing.bin','wb').write(struct.pack('<3q', 0, 500, 400))"
   expect 0 "$bin" --json
   expect 0 "$bin" --segment-dist heavy --segment-count 2097152 --segment-mean 32 --json
+  expect 0 "$bin" --segment-dist heavy --segment-count 2097152 --segment-mean 32 --kernels teaching --json
+  expect 2 "$bin" --kernels bogus
   expect 0 "$bin" --segment-dist heavy --segment-mean 256 --strategy naive --dtype f16 --json
   expect 0 "$bin" --segments "$tmp/offsets.bin" --input "$tmp/ramp.bin" --op max --json
   expect 0 "$bin" --segments "$tmp/offsets.bin" --input "$tmp/nan.bin" --op max --json

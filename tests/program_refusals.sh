@@ -27,6 +27,7 @@ refused "$batched" --input /nonexistent
 refused "$batched" --input "$tmp/odd.bin"
 refused "$batched" --input "$tmp"
 refused "$segmented" --segments /nonexistent
+refused "$segmented" --kernels bogus
 refused "$segmented" --segments "$tmp/odd.bin"
 refused "$segmented" --segments "$tmp"
 refused "$segmented" --strategy bogus

@@ -191,17 +191,22 @@ inline bool both_nan(double a, double b) { return std::isnan(a) && std::isnan(b)
 // The outcome of a check: the error, its bound, and the verdict with the reason. `bounded` false:
 // no bound below the value itself exists at this n (the products from n = 2^23 + 1 on), so the
 // error is reported and not judged; `passed` is then false and the exact-data gate decides.
-// `result`: the result as JSON numbers (json_report.hpp).
+// `result`: the result as JSON numbers (json_report.hpp). `got` and `want`: the number the error
+// is taken of and its float64 value, where the check is of one number (NaN otherwise), so that a
+// report can set the true value beside the result.
 struct Verdict {
   bool passed = false;
   bool bounded = true;
   double error = 0, bound = 0;
+  double got = std::numeric_limits<double>::quiet_NaN(), want = std::numeric_limits<double>::quiet_NaN();
   std::string why;
   red::Json result;
 };
 inline Verdict within(double got, double want, double bound, const std::string& what) {
   Verdict v;
   v.bound = bound;
+  v.got = got;
+  v.want = want;
   if (both_nan(got, want) || (std::isinf(want) && got == want)) {
     v.passed = true;
     return v;
@@ -284,16 +289,26 @@ struct Checker<Product<T>> {
     if (want.nan) return exact(std::isnan(got), "product: want NaN");
     if (want.sign == 0) return exact(got == 0.0f, "product: want 0, got " + shown);
     // Outside float's range (past FLT_MAX, or below the smallest subnormal) no float result is right.
-    if (want.log_abs > std::log(static_cast<double>(std::numeric_limits<float>::max())) ||
-        want.log_abs < std::log(static_cast<double>(std::numeric_limits<float>::denorm_min())))
-      return exact(false, "product: |p| = e^" + std::to_string(want.log_abs) + " is outside float's range; got " + shown);
+    // The error stays relative, |got - p| / |p|: 1 for a result that underflowed to 0, inf for one
+    // that overflowed. p itself is a double (past double's range too: +-inf).
     const double p = want.value();
-    const double gamma = product_gamma(n);
     const double relative = std::fabs(got - p) / std::fabs(p);
-    if (!std::isfinite(gamma)) return unbounded(relative, "product");
+    const auto beside = [&](Verdict v) {
+      v.got = got;
+      v.want = p;
+      return v;
+    };
+    if (want.log_abs > std::log(static_cast<double>(std::numeric_limits<float>::max())) ||
+        want.log_abs < std::log(static_cast<double>(std::numeric_limits<float>::denorm_min()))) {
+      Verdict v = exact(false, "product: |p| = e^" + std::to_string(want.log_abs) + " is outside float's range; got " + shown);
+      v.error = std::isnan(relative) ? std::numeric_limits<double>::infinity() : relative;
+      return beside(v);
+    }
+    const double gamma = product_gamma(n);
+    if (!std::isfinite(gamma)) return beside(unbounded(relative, "product"));
     Verdict v = within(relative, 0.0, gamma + product_slack(want), "product's relative error");
     if (!v.passed) v.why = "product: got " + shown + ", want " + std::to_string(p) + ": " + v.why;
-    return v;
+    return beside(v);
   }
 };
 template <class T>
@@ -370,6 +385,13 @@ struct MomentsChecker {
     const double relative = std::isinf(want.kappa) ? 0 : (d + 2) * kEps * want.kappa;
     Verdict v = within(got.variance, want.variance, relative * want.variance, "variance");
     if (!m.passed) return m;
+    // A relative bound of 1 or more admits a variance with no correct digit (0, or twice the true
+    // one): such a result fails whatever the bound, and the reason says the bound was too loose.
+    if (v.passed && want.variance > 0 && v.error >= want.variance) {
+      v.passed = false;
+      v.why = "variance: got " + std::to_string(got.variance) + ", want " + std::to_string(want.variance) +
+              ": the whole variance is lost (the bound " + std::to_string(v.bound) + " is too loose to catch it)";
+    }
     return v;
   }
 };

@@ -204,6 +204,48 @@ TEST_CASE("13_custom_ops: log-sum-exp - the naive form overflows near 100, the o
   }
 }
 
+// A result written by hand, as the kernel would store it.
+template <class Result>
+RawResult raw_of(const Result& value) {
+  RawResult raw{};
+  std::memcpy(raw.data(), &value, sizeof value);
+  return raw;
+}
+
+TEST_CASE("13_custom_ops: a check never passes a result that lost the whole answer") {
+  // 10^4 and its next float alternating: the variance is a quarter ulp squared (about 2.4e-7),
+  // kappa about 2 x 10^7, so the variance's relative bound is above 1 at every depth. A variance of
+  // 0 (everything lost) is within that bound, and fails all the same; the true variance passes.
+  const float big = 1e4f, next = std::nextafter(big, 2e4f);
+  std::vector<float> x(1 << 16);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = i % 2 ? next : big;
+  const MomentsReference want = moments_reference(x.data(), x.size());
+  std::string shown;
+  MeanVarianceResult lost{static_cast<float>(want.mean), 0.0f, x.size()};
+  const Verdict v = verdict_of<NaiveMeanVariance<float>>(Kernel::reordering, x.data(), x.size(), raw_of(lost), shown);
+  CHECK_MESSAGE(v.bound >= want.variance, "the bound ", v.bound, " should admit the loss here");
+  CHECK_FALSE(v.passed);
+  CHECK(v.why.find("whole variance is lost") != std::string::npos);
+  CHECK(v.want == doctest::Approx(want.variance));
+  MeanVarianceResult right{static_cast<float>(want.mean), static_cast<float>(want.variance), x.size()};
+  CHECK(verdict_of<MeanVariance<float>>(Kernel::reordering, x.data(), x.size(), raw_of(right), shown).passed);
+
+  // A product past float's range: the error is relative (inf for an overflow, 1 for an underflow to
+  // 0), and the verdict carries the true value beside the result.
+  const std::vector<float> factors(300, 1.5f);  // 1.5^300, about 6.7e52
+  const Verdict over = verdict_of<Product<float>>(Kernel::reordering, factors.data(), factors.size(),
+                                                  raw_of(std::numeric_limits<float>::infinity()), shown);
+  CHECK_FALSE(over.passed);
+  CHECK(std::isinf(over.error));
+  CHECK(std::isinf(over.got));
+  CHECK(over.want == doctest::Approx(std::pow(1.5, 300)).epsilon(1e-9));
+  const std::vector<float> small(300, 1.0f / 1.5f);
+  const Verdict under = verdict_of<Product<float>>(Kernel::reordering, small.data(), small.size(), raw_of(0.0f), shown);
+  CHECK_FALSE(under.passed);
+  CHECK(under.error == 1.0);
+  CHECK(under.want == doctest::Approx(std::pow(static_cast<double>(small[0]), 300)).epsilon(1e-9));
+}
+
 TEST_CASE("13_custom_ops: mean and variance - the naive sums lose a large mean's variance, Welford does not") {
   // 10^4 + N(0, 1): the variance is 1, kappa about 10^4.
   const std::vector<float> shifted = normal(1 << 20, 1e4f, 1.0f);

@@ -5,7 +5,9 @@
 // log-sum-exp near 100, variance of 10^4 + N(0, 1)). Every call is checked against float64 before
 // it is timed; a lesson's failing check fails its row, a trap's is reported in the counters:
 // error and error_bound (bench.csv's columns; a bound of -1: none is left at this n, and the
-// exact-data gate judged), passed (0 or 1).
+// exact-data gate judged), passed (0 or 1), and where the check is of one number, the result and
+// its float64 value. The early exit's rows with a deciding byte carry no GB/s: their reads are
+// counted by scripts/early_exit_bytes.sh.
 #include <cmath>
 #include <memory>
 #include <string>
@@ -116,9 +118,17 @@ void register_op(const std::string& op, const std::string& data, Kernel k, const
       tc.counters["error"] = std::isfinite(v.error) ? v.error : 1e300;
       tc.counters["error_bound"] = !v.bounded ? -1 : std::isfinite(v.bound) ? v.bound : 1e300;
       tc.counters["passed"] = passed ? 1 : 0;
+      // The number the error is taken of and its float64 value, where the check is of one number
+      // (a product past float's range: inf beside its true value); +-1e300 stands for +-inf.
+      const auto finite = [](double x) { return std::isfinite(x) ? x : std::copysign(1e300, x); };
+      if (!std::isnan(v.got)) tc.counters["result"] = finite(v.got);
+      if (!std::isnan(v.want)) tc.counters["true_value"] = finite(v.want);
     }
     tc.elements = static_cast<double>(n);
     tc.bytes = static_cast<double>(kBytes);
+    // The early exit with a deciding byte stops before the end: how far it read, the timing does
+    // not know (scripts/early_exit_bytes.sh counts it with Nsight Compute).
+    tc.reads_known = !(k == Kernel::votes_early_exit && true_at < 2);
     tc.variant_of = variant_of;
     if (true_at >= 0) tc.counters["param_true_at"] = true_at;  // 0 start, 1 middle, 2 nowhere
     if (in_range >= 0) tc.counters["param_in_range"] = in_range;  // 1: a product that stays in float's range

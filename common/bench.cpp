@@ -270,9 +270,10 @@ void register_timed(const std::string& label, double planned_bytes, std::functio
           state.SkipWithError("timing: the host did not queue a batch of calls before its hold ran out");
           return;
         }
-        const double gbps = tc.bytes / (t.median_us * 1e3);
-        state.SetBytesProcessed(static_cast<std::int64_t>(tc.bytes));
+        const double gbps = tc.reads_known ? tc.bytes / (t.median_us * 1e3) : 0.0;
+        if (tc.reads_known) state.SetBytesProcessed(static_cast<std::int64_t>(tc.bytes));
         set_counters(state, t, tc.elements, tc.bytes, gbps, 100.0 * gbps / dev.dram_gbps, resident, cfg.repetitions);
+        if (!tc.reads_known) state.counters["reads_unknown"] = 1;
         if (!tc.variant_of.empty()) state.SetLabel("variant of " + tc.variant_of);
         for (const auto& [key, value] : tc.counters) state.counters[key] = value;
       })

@@ -34,6 +34,10 @@ struct TimedCase {
   std::function<void()> call;                // enqueues one call on the stream prepare was given
   std::string wrong;                         // non-empty: the call's results failed their check
   double elements = 0, bytes = 0;            // the n and bytes counters (bytes: read once + written)
+  bool reads_known = true;                   // false: a call may stop before reading `bytes` (an early
+                                             // exit); gbps and pct_peak are then 0 and the counter
+                                             // reads_unknown 1, for results/plot.py to fill from a
+                                             // profiler's count (scripts/early_exit_bytes.sh)
   int repetitions = 0;                       // 0: by bytes, as the chapters' cases
   std::string variant_of;                    // the label "variant of K", if a variant
   std::map<std::string, double> counters;    // extra counters (layout_id, segments, length, param_*)

@@ -38,13 +38,13 @@ import sys
 CSV_COLUMNS = ["chapter", "kernel", "dtype", "op", "n", "bytes", "time_us", "time_p10_us",
                "time_p90_us", "latency_us", "b2b_us", "graph_us", "gbps", "pct_peak",
                "l2_resident", "ratio_to_cub", "variant_of", "params", "layout", "segments",
-               "length", "error", "error_bound", "passed"]
+               "length", "error", "error_bound", "passed", "result", "true_value"]
 # A bench.csv from an older benchmark lacks these; it still reads (every kernel then counts as a
 # lesson's, every row as flat, and the times it lacks are unknown), so that `compare` can set a
 # new run against it.
 OPTIONAL_COLUMNS = ["time_p10_us", "time_p90_us", "latency_us", "b2b_us", "graph_us",
                     "variant_of", "params", "layout", "segments", "length", "error", "error_bound",
-                    "passed"]
+                    "passed", "result", "true_value"]
 FLAT = "flat"
 # The layouts in reading order; a batched row's counter layout_id numbers them from 1 on.
 LAYOUTS = [FLAT, "rows", "columns", "segments"]
@@ -54,8 +54,14 @@ JSON_COUNTERS = ["n", "bytes", "time_us", "time_p10_us", "time_p90_us", "latency
 OPTIONAL_COUNTERS = ["b2b_us", "graph_us"]
 # Chapter 13's rows check their result beside the time: the error against float64, its bound, and
 # whether it passed (0 is a value here, not "not measured"; an error of 1e300 or more stands for a
-# result that is not finite, inf or NaN, where the answer is finite). Empty on every other row.
-CHECK_COUNTERS = ["error", "error_bound", "passed"]
+# result that is not finite, inf or NaN, where the answer is finite). Where the check is of one
+# number: that number (result) and its float64 value (true_value), +-1e300 standing for +-inf.
+# Empty on every other row.
+CHECK_COUNTERS = ["error", "error_bound", "passed", "result", "true_value"]
+# A row whose call may stop before reading its input (chapter 13's early exit) carries the counter
+# reads_unknown and no GB/s; scripts/early_exit_bytes.sh counts the bytes it reads with Nsight
+# Compute into this file beside bench.csv, and its GB/s are those bytes over its time.
+EARLY_EXIT_BYTES = "early_exit_bytes.csv"
 # Chapter 13's operators (common/dtype.hpp, kCustomOpNames), set against CUB's TransformReduce
 # with the same functors, which chapter 13 runs itself.
 CUSTOM_OPS_CHAPTER = "13_custom_ops"
@@ -215,6 +221,32 @@ def write_csv(rows, path, columns=CSV_COLUMNS):
         out.writerows([cell(r[column]) for column in columns] for r in rows)
 
 
+def read_early_exit_bytes(path):
+    """early_exit_bytes.csv -> {(op, true_at, n): bytes read}; {} where there is none."""
+    if not os.path.exists(path):
+        return {}
+    with open_input(path) as f:
+        counts = {}
+        for line, raw in enumerate(csv.DictReader(f), start=2):
+            try:
+                counts[raw["op"], float(raw["true_at"]), int(raw["n"])] = float(raw["dram_bytes_read"])
+            except (KeyError, TypeError, ValueError):
+                raise InputError(f"{path}:{line}: not op,true_at,n,dram_bytes_read") from None
+    return counts
+
+
+def bytes_read_into(row, counts, machine):
+    """Sets an early exit's bytes, GB/s and % of peak from the bytes it read; returns why not, or ''."""
+    read = counts.get((row["op"], row["params"].get("true_at"), row["n"]))
+    if read is None or machine is None:
+        return (f"its reads are not counted ({EARLY_EXIT_BYTES} and machine.txt beside bench.csv, "
+                "from scripts/early_exit_bytes.sh): no GB/s to give")
+    row["bytes"] = read
+    row["gbps"] = read / (row["time_us"] * 1e3)
+    row["pct_peak"] = 100 * row["gbps"] / machine.dram_gbps
+    return ""
+
+
 def command_csv(bench_json, out_csv):
     with open_input(bench_json) as f:
         try:
@@ -237,6 +269,10 @@ def command_csv(bench_json, out_csv):
         value = counter(entry, key)
         return value if math.isfinite(value) and value > 0 else None
 
+    folder = os.path.dirname(os.path.abspath(out_csv))
+    early_exit_counts = read_early_exit_bytes(os.path.join(folder, EARLY_EXIT_BYTES))
+    machine_txt = os.path.join(folder, "machine.txt")
+    machine = Machine(machine_txt) if early_exit_counts and os.path.exists(machine_txt) else None
     runs, floors, skipped = {}, {}, []  # skipped: 'name: why' for every benchmark left out
     for entry in doc["benchmarks"]:
         if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
@@ -284,6 +320,11 @@ def command_csv(bench_json, out_csv):
                                  f"not 1 to {len(LAYOUTS) - 1} ({', '.join(LAYOUTS[1:])})")
             row.update(layout=LAYOUTS[int(layout_id)],
                        **{key: int(counter(entry, key)) for key in BATCHED_COUNTERS})
+        if entry.get("reads_unknown"):
+            why = bytes_read_into(row, early_exit_counts, machine)
+            if why:
+                skipped.append(f"{name}: {why}")
+                continue
         runs.setdefault(row_key(row), []).append(row)
     if skipped:
         print(f"plot.py: warning: {len(skipped)} benchmark(s) failed or were skipped and are left "

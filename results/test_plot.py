@@ -273,8 +273,9 @@ class TestCsv(Results):
 
     def test_flat_rows_have_one_segment_of_n(self):
         header = read(self.csv).splitlines()[0].split(",")
-        self.assertEqual(header[-6:-3], ["layout", "segments", "length"])  # after params
-        self.assertEqual(header[-3:], ["error", "error_bound", "passed"])  # chapter 13's check, last
+        self.assertEqual(header[-8:-5], ["layout", "segments", "length"])  # after params
+        # chapter 13's check, last
+        self.assertEqual(header[-5:], ["error", "error_bound", "passed", "result", "true_value"])
         self.assertTrue(all((r["layout"], r["segments"], r["length"]) == ("flat", 1, r["n"])
                             for r in self.rows))
         # A bench.csv from before the shape columns reads the same.
@@ -1259,14 +1260,21 @@ class TestBatched(Results):
                                 "no rows of chapter 11_batched")
 
 
-def custom_entry(kernel, op, dtype, n, gbps, error=None, bound=None, passed=None, variant_of="", **params):
-    """A chapter 13 row as common/bench.cpp writes one: the flat counters, and the check's."""
+def custom_entry(kernel, op, dtype, n, gbps, error=None, bound=None, passed=None, variant_of="",
+                 values=None, reads_unknown=False, **params):
+    """A chapter 13 row as common/bench.cpp writes one: the flat counters, and the check's (values:
+    the result and its float64 value). reads_unknown: an early exit's row, which carries no GB/s
+    (its time is that of `gbps` over 1 GiB)."""
     e = {"name": f"13_custom_ops/{kernel}/{op}/{dtype}/{n}/iterations:1/manual_time", "run_type": "iteration",
          "n": float(n), "bytes": float(2 ** 30), "time_us": 2 ** 30 / gbps / 1e3, "gbps": gbps,
          "pct_peak": gbps / 48.0, "l2_resident": 0.0, "latency_us": 300.0, "reps": 20.0}
     e.update(time_p10_us=e["time_us"] * 0.98, time_p90_us=e["time_us"] * 1.02)
+    if reads_unknown:
+        e.update(gbps=0.0, pct_peak=0.0, reads_unknown=1.0)
     if error is not None:
         e.update(error=error, error_bound=bound, passed=float(passed))
+    if values is not None:
+        e.update(result=values[0], true_value=values[1])
     if variant_of:
         e["label"] = "variant of " + variant_of
     e.update({"param_" + k: float(v) for k, v in params.items()})
@@ -1286,11 +1294,34 @@ class TestCustomOps(Results):
             custom_entry("cub_transform_reduce", "lse", "f32", 2 ** 28, 2700.0),
             custom_entry("reduce", "lse_naive", "f32", 2 ** 28, 4400.0, 1e300, 4e-5, 0),
             custom_entry("reduce", "any", "u8", 2 ** 30, 4100.0, 0.0, 0.0, 1, true_at=2),
-            custom_entry("reduce_early_exit", "any", "u8", 2 ** 30, 9900.0, 0.0, 0.0, 1, "reduce", true_at=0),
+            custom_entry("reduce_early_exit", "any", "u8", 2 ** 30, 9900.0, 0.0, 0.0, 1, "reduce",
+                         reads_unknown=True, true_at=0),
             custom_entry("cub_transform_reduce", "any", "u8", 2 ** 30, 3300.0, true_at=2),
-            custom_entry("reduce", "product", "f32", 2 ** 28, 4400.0, 1e300, 1.0, 0),
-            custom_entry("reduce", "product", "f32", 2 ** 28, 4410.0, 2e-3, -1, 1, in_range=1)])
+            custom_entry("reduce", "product", "f32", 2 ** 28, 4400.0, 1e300, 1.0, 0, values=(1e300, 6.7e52)),
+            custom_entry("reduce", "product", "f32", 2 ** 28, 4410.0, 2e-3, -1, 1, in_range=1),
+            custom_entry("reduce", "mean_variance_naive", "f32", 2 ** 28, 4500.0, 1.0, 1.96, 0,
+                         values=(0.0, 1.0))])
         super().setUp()
+        # The early exit's bytes, counted: bench.csv again, with them and machine.txt beside it.
+        self.early_exit_read = 5e7
+        write(os.path.join(self.results, plot.EARLY_EXIT_BYTES),
+              f"op,true_at,n,dram_bytes_read\nany,0,{2 ** 30},{self.early_exit_read:.0f}\n")
+        self.csv_run = run(PLOT, "csv", self.bench_json, self.csv)
+        self.assertEqual(self.csv_run.returncode, 0, self.csv_run.stderr)
+        self.rows = plot.read_csv(self.csv)
+
+    def test_early_exit_gbps_from_the_bytes_it_read(self):
+        early = self.custom("reduce_early_exit", "any", true_at=0)
+        self.assertEqual(early["bytes"], self.early_exit_read)
+        self.assertAlmostEqual(early["gbps"], self.early_exit_read / (early["time_us"] * 1e3), places=4)
+        self.assertAlmostEqual(early["pct_peak"], 100 * early["gbps"] / plot.Machine(MACHINE_TXT).dram_gbps)
+        self.assertLess(early["pct_peak"], 100)
+        # Without the count the row is left out, said so: no GB/s of bytes not read.
+        os.remove(os.path.join(self.results, plot.EARLY_EXIT_BYTES))
+        done = run(PLOT, "csv", self.bench_json, self.csv)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn("its reads are not counted", done.stderr)
+        self.assertFalse(any(r["kernel"] == "reduce_early_exit" for r in plot.read_csv(self.csv)))
 
     def custom(self, kernel, op, **params):
         return next(r for r in self.rows if (r["chapter"], r["kernel"], r["op"]) == ("13_custom_ops", kernel, op)
@@ -1317,22 +1348,37 @@ class TestCustomOps(Results):
         text = read(self.path("13_custom_ops", "README.md"))
         two_pass = self.row("reduce_two_pass", 2 ** 28)
         lse = table_after(text, "**lse** (f32, 1 GiB)")
-        self.assertEqual(lse[0], ["kernel", "data", "GB/s", "% of DRAM peak", "× 07_two_pass f32 sum",
-                                  "× `cub_transform_reduce`", "error vs. float64", "bound", "check"])
+        self.assertEqual(lse[0], ["kernel", "data", "µs", "GiB read", "GB/s", "% of DRAM peak",
+                                  "× 07_two_pass f32 sum", "× `cub_transform_reduce`", "error vs. float64",
+                                  "bound", "check"])
         self.assertEqual([line[0] for line in lse[1:]], ["`reduce`", "`reduce_ordered`", "`cub_transform_reduce`"])
-        self.assertEqual(lse[1], ["`reduce`", "", "4300.0", cells(self.custom("reduce", "lse"), "pct_peak")[0],
-                                  f"{4300.0 / two_pass['gbps']:.3f}", f"{4300.0 / 2700.0:.3f}", "1.5e-06", "4e-05", "pass"])
+        reduce, cub = self.custom("reduce", "lse"), self.custom("cub_transform_reduce", "lse")
+        self.assertEqual(lse[1], ["`reduce`", "", f"{reduce['time_us']:.1f}", "1", "4300.0",
+                                  cells(reduce, "pct_peak")[0], f"{two_pass['time_us'] / reduce['time_us']:.3f}",
+                                  f"{cub['time_us'] / reduce['time_us']:.3f}", "1.5e-06", "4e-05", "pass"])
         self.assertEqual(lse[3][-3:], ["—", "—", "—"])
         naive = table_after(text, "**lse_naive** (f32, 1 GiB)")
         self.assertEqual(naive[1][-3:], ["not finite", "4e-05", "**fails**"])
         product = table_after(text, "**product** (f32, 1 GiB)")
-        # The product in float's range past n = 2^23 has no bound left: the exact-data gate judged it.
-        self.assertEqual([(line[1], line[-2], line[-1]) for line in product[1:]],
-                         [("", "1", "**fails**"), ("in float's range", "none", "exact data only: pass")])
+        # Past float's range: the true product beside the result. In float's range past n = 2^23
+        # no bound is left: the exact-data gate judged it.
+        self.assertEqual([(line[1], line[-3], line[-2], line[-1]) for line in product[1:]],
+                         [("", "not finite (result inf, float64 6.7e+52)", "1", "**fails**"),
+                          ("in float's range", "0.002", "none",
+                           "exact data only: pass")])
+        # A loss of the whole answer within a loose bound fails, and says why.
+        variance = table_after(text, "**mean_variance_naive** (f32, 1 GiB)")
+        self.assertEqual(variance[1][-3:], ["1 (result 0, float64 1)", "1.96",
+                                            "**fails**: the whole answer lost, the bound (1.96) above the loss"])
         any_ = table_after(text, "**any** (u8, 1 GiB)")
         self.assertEqual([line[:2] for line in any_[1:]], [["`reduce`", "no deciding byte"],
                                                            ["`reduce_early_exit`", "deciding byte first"],
                                                            ["`cub_transform_reduce`", "no deciding byte"]])
+        # The early exit: the bytes it read, and its speed-up over CUB reading everything.
+        early, cub_any = self.custom("reduce_early_exit", "any"), self.custom("cub_transform_reduce", "any")
+        self.assertEqual(any_[2][3], f"{self.early_exit_read / 2 ** 30:.3g}")
+        self.assertEqual(any_[2][7], f"{cub_any['time_us'] / early['time_us']:.3f}")
+        self.assertLess(float(any_[2][5]), 100)
 
     def test_top_readme(self):
         write(self.path("README.md"), MARKED)
@@ -1343,9 +1389,10 @@ class TestCustomOps(Results):
                                       "× `cub_transform_reduce`", "error vs. float64", "check"])
         self.assertEqual([line[:3] for line in summary[1:]], [["13_custom_ops", "`reduce`", "lse"],
                                                               ["13_custom_ops", "`reduce`", "lse_naive"],
+                                                              ["13_custom_ops", "`reduce`", "mean_variance_naive"],
                                                               ["13_custom_ops", "`reduce`", "product"],
                                                               ["13_custom_ops", "`reduce`", "any"]])
-        self.assertEqual(summary[3][-1], "**fails**")  # the product's trap, not its in-range row
+        self.assertEqual(summary[4][-1], "**fails**")  # the product's trap, not its in-range row
 
 
 if __name__ == "__main__":

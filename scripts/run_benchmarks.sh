@@ -58,6 +58,13 @@ seconds=$(( $(date +%s) - bench_started ))
 # The suite's own length (the benchmark binary, not the build), recorded with the results.
 echo "benchmark_seconds: $seconds" >>"$out/machine.txt"
 echo "== the benchmark took $seconds s"
+# Chapter 13's early exit stops before the end of its input: Nsight Compute counts what it reads
+# (without ncu its rows are left out of bench.csv, for want of a GB/s).
+rm -f "$out/early_exit_bytes.csv"
+if grep -q '"reads_unknown"' "$out/bench.json"; then
+  echo "== the early exit's reads (scripts/early_exit_bytes.sh)"
+  scripts/early_exit_bytes.sh "${BUILD_DIR:-build}" "$out" || rm -f "$out/early_exit_bytes.csv"
+fi
 echo "== tables and charts"
 python3 results/plot.py csv "$out/bench.json" "$out/bench.csv"
 python3 results/plot.py charts "$out"

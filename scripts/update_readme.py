@@ -485,13 +485,56 @@ def error_cell(value):
     return "not finite" if value >= 1e300 else f"{value:.3g}"
 
 
+def number_cell(value):
+    """A result or a float64 value: 3 significant digits, +-1e300 and beyond standing for +-inf."""
+    if value is None:
+        return "—"
+    if abs(value) >= 1e300:
+        return "inf" if value > 0 else "-inf"
+    return f"{value:.3g}"
+
+
+def error_with_values_cell(row):
+    """The error; beside it the result and its float64 value where the check failed on one number
+    (a product past float's range: inf beside the true product)."""
+    cell = error_cell(row["error"])
+    if row["passed"] == 0 and row.get("result") is not None and row.get("true_value") is not None:
+        cell += f" (result {number_cell(row['result'])}, float64 {number_cell(row['true_value'])})"
+    return cell
+
+
 def check_cell(row):
-    """pass or **fails** against the bound; where there is none, the exact-data gate's verdict."""
+    """pass or **fails** against the bound; where there is none, the exact-data gate's verdict; a
+    failure within the bound is a result that lost the whole answer, which the bound was too loose
+    to catch (the check says so rather than pass it)."""
     if row["passed"] is None:
         return "—"
     verdict = "pass" if row["passed"] else "**fails**"
-    bound = row.get("error_bound")
-    return f"exact data only: {verdict}" if bound is not None and bound < 0 else verdict
+    bound, error = row.get("error_bound"), row.get("error")
+    if bound is not None and bound < 0:
+        return f"exact data only: {verdict}"
+    if not row["passed"] and error is not None and bound is not None and error <= bound:
+        return f"**fails**: the whole answer lost, the bound ({error_cell(bound)}) above the loss"
+    return verdict
+
+
+def time_ratio(row, other):
+    """other's time over row's: how many times faster row is. For inputs of the same bytes read to
+    the end it is the ratio of GB/s; an early exit's is its speed-up."""
+    return fmt("ratio_to_cub", other["time_us"] / row["time_us"] if row and other else None)
+
+
+def cub_row_of(part, row):
+    """CUB's row beside `row` in its operator's table: the same data set (any/all: no deciding
+    byte, as CUB always reads to the end)."""
+    data = row["params"].get("in_range", 0)
+    return next((r for r in part if plot.is_baseline(r["kernel"])
+                 and r["params"].get("in_range", 0) == data), None)
+
+
+def bytes_cell(row):
+    """The bytes a call read, in GiB (2^30): the whole input, or what an early exit counted."""
+    return f"{row['bytes'] / 2**30:.3g}"
 
 
 def custom_ops_rows(rows, chapter):
@@ -506,11 +549,12 @@ def custom_ops_rows(rows, chapter):
 
 
 def custom_ops_table(part, reference):
-    header = ["kernel", "data", "GB/s", "% of DRAM peak", f"× {CUSTOM_OPS_REFERENCE_CHAPTER} f32 sum",
-              f"× `cub_transform_reduce`", "error vs. float64", "bound", "check"]
-    body = [[f"`{r['kernel']}`", data_cell(r), fmt("gbps", r["gbps"]),
-             fmt("pct_peak", r["pct_peak"]), ratio(r, reference),
-             fmt("ratio_to_cub", r["ratio_to_cub"]), error_cell(r["error"]), error_cell(r["error_bound"]),
+    header = ["kernel", "data", "µs", "GiB read", "GB/s", "% of DRAM peak",
+              f"× {CUSTOM_OPS_REFERENCE_CHAPTER} f32 sum", f"× `cub_transform_reduce`",
+              "error vs. float64", "bound", "check"]
+    body = [[f"`{r['kernel']}`", data_cell(r), f"{r['time_us']:.1f}", bytes_cell(r), fmt("gbps", r["gbps"]),
+             fmt("pct_peak", r["pct_peak"]), time_ratio(r, reference),
+             time_ratio(r, cub_row_of(part, r)), error_with_values_cell(r), error_cell(r["error_bound"]),
              check_cell(r)] for r in part]
     return plot.markdown_table(header, body)
 
@@ -524,16 +568,21 @@ def custom_ops_chapter(chapter, rows, machine):
     dtypes = lambda part: ", ".join(sorted({r["dtype"] for r in part}))
     tables = [(f"**{op}** ({dtypes(part)}, 1 GiB)", custom_ops_table(part, reference)) for op, part in by_op.items()]
     intro = (f"Measured on **{machine.gpu}**. Each operator over 1 GiB of input (2^28 floats, 2^30 bytes "
-             f"or 2^27 (a, b) pairs). GB/s: the input read once, in 10^9 bytes/s, the steady state, the "
-             f"median call among calls queued back to back, cold; % of DRAM peak: of the theoretical "
-             f"DRAM bandwidth ({machine.dram_gbps:.0f} GB/s). `× {CUSTOM_OPS_REFERENCE_CHAPTER} f32 sum`: "
-             f"GB/s divided by chapter 07's f32 sum of the same bytes in the same run; "
-             f"`× cub_transform_reduce`: divided by CUB's TransformReduce with the same functors "
-             f"(> 1: this chapter is faster). The error is against the float64 reference, beside the "
-             f"bound it is held to (host_reference.hpp). A naive form's error is its trap: its check "
-             f"**fails** where the bound is tighter than the loss, and the bound grows with the longest "
-             f"chain of combines (the naive variance through the reordering kernel: a bound above 1, "
-             f"which no variance can exceed by its loss alone).")
+             f"or 2^27 (a, b) pairs). µs: the steady state, the median call among calls queued back "
+             f"to back, cold. GiB read: the whole input, except for the early exit with a deciding "
+             f"byte, which stops before the end: its bytes read from DRAM are counted by Nsight "
+             f"Compute (scripts/early_exit_bytes.sh). GB/s: the bytes read over the time, in 10^9 "
+             f"bytes/s; % of DRAM peak: of the theoretical DRAM bandwidth "
+             f"({machine.dram_gbps:.0f} GB/s). `× {CUSTOM_OPS_REFERENCE_CHAPTER} f32 sum`: chapter "
+             f"07's time for its f32 sum of the same bytes in the same run over this row's time; "
+             f"`× cub_transform_reduce`: CUB's TransformReduce with the same functors, over the same "
+             f"data, likewise (> 1: this chapter is faster; for the early exit, its speed-up). The "
+             f"error is against the float64 reference, beside the bound it is held to "
+             f"(host_reference.hpp); where a check of one number fails, the result and its float64 "
+             f"value stand beside the error. A naive form's error is its trap: its check **fails** "
+             f"where the bound is tighter than the loss; where the bound, which grows with the "
+             f"longest chain of combines, is looser than a loss of the whole answer, the check fails "
+             f"on that loss and says so.")
     return intro, tables
 
 
@@ -548,7 +597,7 @@ def custom_ops_summary(rows):
             if lesson:
                 body.append([chapter, f"`{lesson['kernel']}`", op, fmt("gbps", lesson["gbps"]),
                              ratio(lesson, reference),
-                             fmt("ratio_to_cub", lesson["ratio_to_cub"]), error_cell(lesson["error"]),
+                             fmt("ratio_to_cub", lesson["ratio_to_cub"]), error_with_values_cell(lesson),
                              check_cell(lesson)])
     header = ["Chapter", "Kernel", "operator", "GB/s", f"× {CUSTOM_OPS_REFERENCE_CHAPTER} f32 sum",
               "× `cub_transform_reduce`", "error vs. float64", "check"]

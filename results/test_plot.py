@@ -1163,6 +1163,28 @@ class TestBatched(Results):
         self.assertFalse(os.path.exists(os.path.join(self.results, "batched.png")))
         self.assertNotIn("Batched", read(os.path.join(self.results, "tables.md")))
 
+    def test_teaching_kernels_beside_the_tuned_ones(self):
+        # A teaching kernel of the rows, at one shape, at 0.8 of the tuned kernel's GB/s.
+        entries = json.loads(read(BATCHED_JSON))["benchmarks"]
+        tuned = next(e for e in entries if e["name"].startswith("11_batched/reduce_rows/sum/f32/")
+                     and e.get("label", "") == "")
+        teaching = dict(tuned, name=tuned["name"].replace("reduce_rows/", "reduce_rows_teaching/"),
+                        label="variant of reduce_rows", param_teaching=1.0, gbps=tuned["gbps"] * 0.8,
+                        time_us=tuned["time_us"] / 0.8)
+        teaching.pop("param_strategy_id", None)
+        write_json(self.path("t.json"), entries + [teaching])
+        self.assertEqual(run(PLOT, "csv", self.path("t.json"), self.csv).returncode, 0)
+        self.rows = plot.read_csv(self.csv)
+        text, _ = self.update()
+        table = table_after(text, "**The teaching kernels against the tuned ones**")
+        self.assertEqual(table[0], ["teaching kernel", "tuned kernel", "B", "L", "memory", "teaching GB/s",
+                                    "tuned GB/s", "teaching ÷ tuned"])
+        self.assertEqual(len(table), 2)
+        self.assertEqual(table[1][:2], ["`reduce_rows_teaching`", "`reduce_rows`"])
+        self.assertEqual(table[1][-1], "0.800")
+        # The teaching kernel is not one of the forced mappings.
+        self.assertNotIn("reduce_rows_teaching", "".join(sum(table_after(text, "**Rows, f32 sum"), [])))
+
     def test_chapter_readme(self):
         self.assertEqual(run(PLOT, "charts", self.results).returncode, 0)
         text, _ = self.update()

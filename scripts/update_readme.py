@@ -393,7 +393,7 @@ def row_mappings_table(batched, chapter):
     forced), GB/s at every shape, the fastest in bold; and the choice, where the lesson's rows
     name it (param_strategy_id). Empty without a variant to set it against."""
     part = [r for r in plot.select(batched, "sum", "f32")
-            if r["chapter"] == chapter and r["layout"] == "rows"]
+            if r["chapter"] == chapter and r["layout"] == "rows" and not r["params"].get("teaching")]
     kernels = plot.kernel_rows(part)
     lesson = next((r["kernel"] for r in kernels
                    if not r["variant_of"] and not plot.is_baseline(r["kernel"])), None)
@@ -421,6 +421,32 @@ def row_mappings_table(batched, chapter):
     return plot.markdown_table(header, body, text_columns=4 if choice else 3)
 
 
+def teaching_table(batched, chapter):
+    """f32 sum: each teaching kernel of the lesson (param_teaching) beside the tuned kernel it is a
+    variant of, at every shape both ran, and the ratio of their GB/s. Empty without teaching rows."""
+    part = [r for r in plot.select(batched, "sum", "f32") if r["chapter"] == chapter]
+    tuned = {(r["kernel"],) + plot.batched_key(r): r for r in part if not r["params"].get("teaching")}
+    pairs = [(r, tuned.get((r["variant_of"],) + plot.batched_key(r)))
+             for r in part if r["params"].get("teaching")]
+    pairs = sorted(((t, u) for t, u in pairs if u), key=lambda p: (p[0]["layout"], p[0]["kernel"],
+                                                                  p[0]["params"].get("heavy", 0),
+                                                                  p[0]["length"], p[0]["segments"]))
+    if not pairs:
+        return []
+    segmented = any(t["layout"] == "segments" for t, _ in pairs)
+    header = (["teaching kernel", "tuned kernel"] + (["lengths"] if segmented else [])
+              + ["B", "L", "memory", "teaching GB/s", "tuned GB/s", "teaching ÷ tuned"])
+    body = []
+    for t, u in pairs:
+        cells = [f"`{t['kernel']}`", f"`{u['kernel']}`"]
+        if segmented:
+            cells.append("heavy-tailed" if t["params"].get("heavy") else "uniform")
+        cells += [plot.count_label(t["segments"]), plot.count_label(t["length"]), memory_label(t),
+                  fmt("gbps", t["gbps"]), fmt("gbps", u["gbps"]), fmt("ratio_to_cub", t["gbps"] / u["gbps"])]
+        body.append(cells)
+    return plot.markdown_table(header, body, text_columns=6 if segmented else 5)
+
+
 def batched_chapter(chapter, batched, machine):
     """The intro and the (title, table) pairs of a chapter of batched rows."""
     tables = [(f"**{dtype} {op}**, the lessons: each layout at every shape measured",
@@ -428,6 +454,10 @@ def batched_chapter(chapter, batched, machine):
     tables.append(("**Rows, f32 sum: the measured alternatives**: the lesson's automatic choice of "
                    "mapping against each mapping forced (its variants), GB/s; the fastest of each "
                    "line in bold.", row_mappings_table(batched, chapter)))
+    tables.append(("**The teaching kernels against the tuned ones**, f32 sum: the lesson's simplest "
+                   "code of each mapping beside the tuned kernel of the same mapping, at the same "
+                   "shapes, GB/s (a ratio below 1: the teaching kernel is slower).",
+                   teaching_table(batched, chapter)))
     tables = [(title, table) for title, table in tables if table]
     if not tables:
         raise plot.InputError(f"bench.csv has no f32 or f16 sum rows of chapter {chapter}'s "

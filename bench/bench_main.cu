@@ -95,6 +95,16 @@ int main(int argc, char** argv) {
   // Harris's steps rebuilt on chapter 03 (suite_classic.cu), which also carry f32 rows.
   for (std::size_t n : {std::size_t{1} << 22, std::size_t{1} << 28})
     for (const Chapter* ch : chapters) bench::register_chapter(*ch, {{Op::sum, DType::i32, n}});
+  // Every type at equal bytes: the sums of chapters 07 and 10 and CUB's over 16 MiB, 64 MiB, 256 MiB
+  // and 1 GiB of f32, f64, f16, bf16, i32, i64 and u8 (n = bytes / element size), so that a table
+  // and a chart can show whether the type changes the bandwidth. Cases met above run once.
+  for (DType t : {DType::f32, DType::f64, DType::f16, DType::bf16, DType::i32, DType::i64, DType::u8})
+    for (int log2_bytes = 24; log2_bytes <= 30; log2_bytes += 2) {
+      const std::vector<bench::Case> at = {{Op::sum, t, (std::size_t{1} << log2_bytes) / size_of(t)}};
+      for (const Chapter* ch : {&bench::suite::chapter_07(), &bench::suite::chapter_10(), &bench::suite::chapter_09(),
+                                &bench::suite::cub_sum_other_types()})
+        bench::register_chapter(*ch, at);
+    }
   // The exercises' solutions, each on the cases its README reports.
   for (const auto& group : {bench::suite::classic_steps(), bench::suite::solutions_04_to_06(),
                             bench::suite::solutions_07_08()})

@@ -66,6 +66,9 @@ const Chapter& chapter_09();
 // cub::DeviceReduce::Max, Min, ArgMax as shipped: what 09's semantics (Reduce with this project's
 // operators) cost
 const Chapter& chapter_09_builtin();
+// CUB's TransformReduce with the chapters' Sum, for the types chapter 09 does not take (f64, i32,
+// i64, u8): the library's counterpart of every chapter's sum of those types
+const Chapter& cub_sum_other_types();
 
 }  // namespace red::bench::suite
 

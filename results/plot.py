@@ -98,6 +98,7 @@ L2_FOOTNOTE = "L2-resident: input no larger than L2, measured hot (larger inputs
 # headline chart, achieved bandwidth against bytes in flight per SM, comes from results/lessons.py
 # (it needs the profiler's and the latency's files). The README links those that exist.
 BATCHED_CHART = "batched.png"
+EQUAL_BYTES_CHART = "dtypes_equal_bytes.png"
 CHARTS = [
     ("bytes_in_flight.png", "Bandwidth against bytes in flight per SM, with Little's law"),
     ("bandwidth_vs_n.png", "f32 sum bandwidth vs. input size, log scale, with the chapters that "
@@ -109,6 +110,8 @@ CHARTS = [
     ("chapters.png", "Bandwidth per chapter at a DRAM-resident size"),
     ("dtypes.png", "f32, f16 and bf16 sums at a DRAM-resident size: each chapter's lead kernel "
                    "and CUB, a bar per element type"),
+    (EQUAL_BYTES_CHART, "Sums of 1 GiB of every element type: chapters 07 and 10 and CUB, "
+                               "a bar per kernel, each marked with its GB/s as a multiple of its f32 GB/s"),
     ("dot.png", "Dot products: chapter 08's steps as multiples of cuBLAS's bandwidth, and its "
                 "lead kernel in f32, f16 and bf16 against CUB, the bf16 drop marked"),
     (BATCHED_CHART, "f32 sums of many rows, columns or segments at once: bandwidth vs. length, "
@@ -139,9 +142,10 @@ def baseline_for(op, dtype):
         # The library answer to an f32 dot product is cuBLAS; for 16-bit inputs with an f32
         # result, which cuBLAS's Sdot does not take, CUB's TransformReduce of the products.
         return "08_dot_product", "cublas_sdot" if dtype == "f32" else "cub_transform_reduce"
-    if op == "sum" and dtype in ("f16", "bf16"):
-        # The chapters sum half-precision inputs in f32; CUB's counterpart that also converts
-        # each element before adding is TransformReduce, not a plain Sum over half values.
+    if op == "sum" and dtype != "f32":
+        # The chapters sum half-precision inputs in f32, integers in int64 and f64 in double;
+        # CUB's counterpart that also converts each element before adding is TransformReduce
+        # with the chapters' Sum, not a plain Sum over the input type.
         return CUB_CHAPTER, "cub_transform_reduce"
     if op in ("max", "min", "argmax"):
         # CUB's own Max/Min/ArgMax as shipped. They answer differently for -inf and NaN
@@ -667,6 +671,70 @@ def batched_tables(rows):
     return lines
 
 
+# The sums measured at equal bytes in every element type (bench/bench_main.cu): chapters 07 and
+# 10 and CUB over 16 MiB to 1 GiB, n = bytes / element size; EQUAL_BYTES_CHART's size is 1 GiB.
+EQUAL_BYTES = [2 ** 24, 2 ** 26, 2 ** 28, 2 ** 30]
+EQUAL_BYTES_CHAPTERS = ["07_two_pass", "10_single_pass"]
+ELEMENT_BYTES = {"f32": 4, "f64": 8, "f16": 2, "bf16": 2, "i32": 4, "i64": 8, "u8": 1}
+
+
+def bytes_label(count):
+    """16 MiB, 1 GiB: a power of two of bytes in binary units."""
+    for unit, size in (("GiB", 2 ** 30), ("MiB", 2 ** 20), ("KiB", 2 ** 10)):
+        if count >= size:
+            return f"{count / size:g} {unit}"
+    return f"{count} B"
+
+
+def equal_bytes_lines(rows):
+    """[(label, dtype, {input bytes: row})]: chapters 07's and 10's lead kernels and CUB's sum of
+    each element type, at the sizes of EQUAL_BYTES that were measured; [] where a run has none
+    beyond f32 (an older benchmark)."""
+    sums = [r for r in flat_rows(rows) if r["op"] == "sum" and r["dtype"] in ELEMENT_BYTES
+            and not r["variant_of"]]
+    at = {(r["chapter"], r["kernel"], r["dtype"], r["n"] * ELEMENT_BYTES[r["dtype"]]): r for r in sums}
+    leads = {}
+    for chapter, kernel in lesson_kernels(sums):
+        leads[chapter] = kernel  # a chapter's last is its lead
+    kernels = [(c, leads[c]) for c in EQUAL_BYTES_CHAPTERS if c in leads]
+    lines = []
+    for dtype in ELEMENT_BYTES:
+        for chapter, kernel in kernels + [baseline_for("sum", dtype)]:
+            found = {b: at[(chapter, kernel, dtype, b)] for b in EQUAL_BYTES if (chapter, kernel, dtype, b) in at}
+            if found:
+                lines.append(((chapter, kernel), dtype, found))
+    if not any(dtype not in ("f32", "f16", "bf16") for _, dtype, _ in lines):
+        return []
+    return lines
+
+
+def equal_bytes_table(rows):
+    """tables.md's view by bytes: GB/s of each kernel and element type at equal input bytes, and
+    at the largest size its GB/s as a multiple of the same kernel's f32 GB/s."""
+    lines = equal_bytes_lines(rows)
+    if not lines:
+        return []
+    f32 = {kernel: found for kernel, dtype, found in lines if dtype == "f32"}
+    body = []
+    for (chapter, kernel), dtype, found in lines:
+        cells = [chapter, f"`{kernel}`", dtype] + [format_cell(found.get(b), "gbps") for b in EQUAL_BYTES]
+        base = f32.get((chapter, "cub_sum" if is_baseline(kernel) else kernel), {}).get(EQUAL_BYTES[-1])
+        last = found.get(EQUAL_BYTES[-1])
+        cells.append(CELL_FORMATS["ratio_to_cub"].format(last["gbps"] / base["gbps"]) if last and base else "—")
+        body.append(cells)
+    header = (["Chapter", "Kernel", "dtype"] + [bytes_label(b) for b in EQUAL_BYTES]
+              + [f"× its f32 at {bytes_label(EQUAL_BYTES[-1])}"])
+    return (["## sum, every element type at equal bytes", "",
+             "GB/s of each kernel's sum over the same number of input bytes in every element type "
+             "(n = bytes / element size): memory moves bytes, so a kernel bound by it should not "
+             "care about the type. CUB: `cub_sum` for f32, TransformReduce with the chapters' Sum "
+             "for the others. The last column: GB/s at the largest size divided by the same "
+             "kernel's f32 GB/s there (CUB's: by `cub_sum`'s).", ""]
+            + markdown_table(header, body, text_columns=3) + [""]
+            + ([f"\\* {L2_FOOTNOTE}.", ""] if any(r["l2_resident"] for _, _, found in lines
+                                                  for r in found.values()) else []))
+
+
 def write_tables(results_dir, rows, machine):
     """tables.md of every row: the flat rows' sections, then the batched rows' (if any)."""
     rows, batched = flat_rows(rows), batched_rows(rows)
@@ -706,6 +774,7 @@ def write_tables(results_dir, rows, machine):
                 lines += kernel_table(part, [(pow2_label(n), n, field) for n in columns]) + [""]
                 if any(r["l2_resident"] for r in part if r["n"] in columns):
                     lines += [f"\\* {L2_FOOTNOTE}.", ""]
+    lines += equal_bytes_table(rows)
     if batched:
         lines += batched_tables(batched)
     with open(os.path.join(results_dir, "tables.md"), "w", encoding="utf-8") as f:
@@ -1582,6 +1651,56 @@ def chart_dtypes(rows, machine, colors, path):
     _save(fig, path)
 
 
+def chart_dtypes_equal_bytes(rows, machine, colors, path):
+    """Sums of 1 GiB by element type: a group of bars per type, a bar per kernel (07's and 10's
+    lead kernels and CUB's sum), each marked with its GB/s as a multiple of its own f32 GB/s.
+    False (nothing drawn) where the run has no such rows."""
+    size = EQUAL_BYTES[-1]
+    lines = [(k, dt, found[size]) for k, dt, found in equal_bytes_lines(rows) if size in found]
+    if not lines:
+        return False
+    plt = _pyplot()
+    kernels = list(dict.fromkeys(k if not is_baseline(k[1]) else (CUB_CHAPTER, "CUB") for k, _, _ in lines))
+    key = lambda k: k if not is_baseline(k[1]) else (CUB_CHAPTER, "CUB")
+    dtypes = [dt for dt in ELEMENT_BYTES if any(d == dt for _, d, _ in lines)]
+    at = {(key(k), dt): r for k, dt, r in lines}
+    fig, ax = plt.subplots(figsize=(max(8, 1.3 * len(dtypes) + 3), 6))
+    width = 0.8 / len(kernels)
+    top = max([machine.dram_gbps] + [r["gbps"] for _, _, r in lines]) * 1.15
+    keeps = {}
+    for i, k in enumerate(kernels):
+        drawn = [(g, at[(k, dt)]) for g, dt in enumerate(dtypes) if (k, dt) in at]
+        xs = [g + (i - (len(kernels) - 1) / 2) * width for g, _ in drawn]
+        color = "#8c8c8c" if k[1] == "CUB" else colors.get(k, f"C{i}")
+        patches = ax.bar(xs, [r["gbps"] for _, r in drawn], width, color=color, edgecolor="black",
+                         linewidth=0.5, hatch="//" if k[1] == "CUB" else None,
+                         label="CUB (cub_sum; TransformReduce for the other types)" if k[1] == "CUB"
+                         else f"{k[0]}: {k[1]}")
+        f32 = at.get((k, "f32"))
+        for patch, (g, r) in zip(patches, drawn):
+            if f32 and dtypes[g] != "f32":
+                ratio = r["gbps"] / f32["gbps"]
+                keeps.setdefault(k, []).append(ratio)
+                # Inside the bar, half way up: clear of the roofs' lines and labels.
+                ax.text(patch.get_x() + width / 2, r["gbps"] / 2, f"{ratio:.2f}× f32", rotation=90,
+                        ha="center", va="center", fontsize=7.5, color="white", fontweight="bold",
+                        bbox=dict(facecolor=color, edgecolor="none", pad=0.6))
+    ax.set_xticks(range(len(dtypes)))
+    ax.set_xticklabels(dtypes)
+    _bandwidth_roofs(ax, machine)
+    ax.set_ylim(0, top)
+    ax.set_xlim(-0.6, len(dtypes) - 0.4)
+    ax.set_xlabel(f"element type ({bytes_label(size)} of input each: n = bytes / element size)")
+    ax.set_ylabel("achieved bandwidth (GB/s, 10⁹ bytes/s, linear)")
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=len(kernels), fontsize=8.5, frameon=False)
+    story = ", ".join(f"{'CUB' if k[1] == 'CUB' else k[0]} {_span(v)}×" for k, v in keeps.items())
+    ax.set_title(f"Sums of {bytes_label(size)} by element type, as a multiple of their f32 GB/s: {story} "
+                 f"({machine.gpu})", fontsize=10.5)
+    _save(fig, path)
+    return True
+
+
 # A chapter's steps before its lead kernel (08's first three) each take a colour of their own,
 # far from the chapter's (which its lead kernel keeps) and from each other, and a marker of their
 # own.
@@ -1924,6 +2043,13 @@ def charts(results_dir):
     elif os.path.exists(batched_chart):
         os.remove(batched_chart)
         print(f"removed {batched_chart}: bench.csv has no batched rows")
+    # The sums at equal bytes in every element type, likewise where the run has them.
+    equal_bytes_chart = os.path.join(results_dir, EQUAL_BYTES_CHART)
+    if chart_dtypes_equal_bytes(shown, machine, colors, equal_bytes_chart):
+        drawn.append(EQUAL_BYTES_CHART)
+    elif os.path.exists(equal_bytes_chart):
+        os.remove(equal_bytes_chart)
+        print(f"removed {equal_bytes_chart}: bench.csv has no sums at equal bytes beyond f32")
     variants = [f"{chapter}/{kernel}" for chapter, kernel in
                 kernels_of([r for r in every if r["variant_of"]])]
     if variants:

@@ -1303,6 +1303,70 @@ def custom_entry(kernel, op, dtype, n, gbps, error=None, bound=None, passed=None
     return e
 
 
+def flat_entry(chapter, kernel, dtype, n, gbps):
+    """A flat sum row as common/bench.cpp writes one, DRAM-resident."""
+    size = plot.ELEMENT_BYTES[dtype]
+    e = {"name": f"{chapter}/{kernel}/sum/{dtype}/{n}/iterations:1/manual_time", "run_type": "iteration",
+         "n": float(n), "bytes": float(n * size), "time_us": n * size / gbps / 1e3, "gbps": gbps,
+         "pct_peak": gbps / 48.0, "l2_resident": 0.0, "latency_us": 300.0, "reps": 20.0}
+    e.update(time_p10_us=e["time_us"] * 0.98, time_p90_us=e["time_us"] * 1.02)
+    return e
+
+
+class TestEqualBytes(Results):
+    """The sums at equal bytes in every element type: tables.md's view by bytes and its chart."""
+
+    def setUp(self):
+        self.bench_json = os.path.join(tempfile.mkdtemp(prefix="plot_bytes_"), "bench.json")
+        self.addCleanup(shutil.rmtree, os.path.dirname(self.bench_json))
+        self.gbps = {"f32": 4500.0, "f64": 4490.0, "f16": 4300.0, "bf16": 4250.0, "i32": 4480.0,
+                     "i64": 4470.0, "u8": 3100.0}
+        entries = [e for e in json_entries() if "/sum/" not in e["name"] or "/f32/" in e["name"]]
+        for dtype, gbps in self.gbps.items():
+            n = 2 ** 30 // plot.ELEMENT_BYTES[dtype]
+            if dtype != "f32":
+                entries += [flat_entry("07_two_pass", "reduce_two_pass", dtype, n, gbps),
+                            flat_entry("10_single_pass", "reduce_single_pass", dtype, n, gbps * 0.99),
+                            flat_entry("09_cub_comparison", "cub_transform_reduce", dtype, n, gbps * 0.9)]
+        write_json(self.bench_json, entries)
+        super().setUp()
+
+    def test_table_by_bytes(self):
+        self.assertEqual(plot.baseline_for("sum", "u8"), ("09_cub_comparison", "cub_transform_reduce"))
+        self.assertEqual(plot.baseline_for("sum", "f32"), ("09_cub_comparison", "cub_sum"))
+        done = run(PLOT, "charts", self.results)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        table = table_after(read(os.path.join(self.results, "tables.md")), "(CUB's: by `cub_sum`'s).")
+        self.assertEqual(table[0], ["Chapter", "Kernel", "dtype", "16 MiB", "64 MiB", "256 MiB", "1 GiB",
+                                    "× its f32 at 1 GiB"])
+        u8 = next(line for line in table if line[:3] == ["07_two_pass", "`reduce_two_pass`", "u8"])
+        two_pass_f32 = self.row("reduce_two_pass", 2 ** 28)
+        self.assertEqual(u8[6], "3100.0")
+        self.assertEqual(u8[7], f"{3100.0 / two_pass_f32['gbps']:.3f}")
+        cub_u8 = next(line for line in table if line[1:3] == ["`cub_transform_reduce`", "u8"])
+        self.assertEqual(cub_u8[7], f"{3100.0 * 0.9 / self.row('cub_sum', 2 ** 28)['gbps']:.3f}")
+        self.assertEqual([line[2] for line in table[1:] if line[0] == "07_two_pass"],
+                         list(plot.ELEMENT_BYTES))
+
+    def test_chart(self):
+        machine = plot.Machine(MACHINE_TXT)
+        shown = [r for r in self.rows if not r["variant_of"]]
+        fig = draw_chart(plot.chart_dtypes_equal_bytes, shown, machine, plot.kernel_colors(shown),
+                         os.path.join(self.results, plot.EQUAL_BYTES_CHART))
+        self.addCleanup(plot._pyplot().close, fig)
+        ax = fig.axes[0]
+        self.assertLessEqual(plot.series_count(ax), MAX_SERIES)
+        self.assertEqual([t.get_text() for t in ax.get_xticklabels()], list(plot.ELEMENT_BYTES))
+        self.assertIn(": ", title(fig))
+        f32 = self.row("reduce_two_pass", 2 ** 28)["gbps"]
+        ratios = [g / f32 for dtype, g in self.gbps.items() if dtype != "f32"]
+        self.assertIn(f"07_two_pass {min(ratios):.2f}–{max(ratios):.2f}×", title(fig))
+        self.assertEqual(overlapping_labels(fig, others=True), [])
+        # Without rows beyond f32 nothing is drawn, and `charts` removes an older file.
+        f32_only = [r for r in shown if r["dtype"] == "f32"]
+        self.assertFalse(plot.chart_dtypes_equal_bytes(f32_only, machine, {}, self.path("x.png")))
+
+
 class TestCustomOps(Results):
     """Chapter 13's rows: flat, with the check's counters (error, error_bound, passed) beside the
     time, set against chapter 07's f32 sum of the same bytes and CUB's TransformReduce."""

@@ -543,7 +543,7 @@ def check_cell(row):
     bound, error = row.get("error_bound"), row.get("error")
     if bound is not None and bound < 0:
         return f"exact data only: {verdict}"
-    if not row["passed"] and error is not None and bound is not None and error <= bound:
+    if not row["passed"] and error is not None and bound is not None and 0 < error <= bound:
         return f"**fails**: the whole answer lost, the bound ({error_cell(bound)}) above the loss"
     return verdict
 

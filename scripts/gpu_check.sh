@@ -246,7 +246,10 @@ run_one() {  # tool binary op dtype n [offset]   (or: tool test-binary test-case
 }
 export -f run_one
 export LOG_DIR
-xargs -P "${SANITIZER_JOBS:-$(nproc)}" -L 1 bash -c 'run_one "$@"' _ <"$jobs_file" | sort >"$LOG_DIR/sanitizer_runs.txt"
+# Each run's line is written as it ends (a run stopped part way keeps the lines of those done),
+# then sorted.
+xargs -P "${SANITIZER_JOBS:-$(nproc)}" -L 1 bash -c 'run_one "$@"' _ <"$jobs_file" >"$LOG_DIR/sanitizer_runs_unsorted.txt"
+sort "$LOG_DIR/sanitizer_runs_unsorted.txt" >"$LOG_DIR/sanitizer_runs.txt" && rm -f "$LOG_DIR/sanitizer_runs_unsorted.txt"
 total=$(wc -l <"$LOG_DIR/sanitizer_runs.txt")
 bad=$(grep -vc "rc=0 " "$LOG_DIR/sanitizer_runs.txt" || true)
 {

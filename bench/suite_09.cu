@@ -18,18 +18,16 @@ template <class Op>
 struct LoadOf {
   __device__ typename Op::Acc operator()(typename Op::In x) const { return Op::load(x, 0); }
 };
-template <class Op>
-struct CombineOf {
-  __device__ typename Op::Acc operator()(const typename Op::Acc& a, const typename Op::Acc& b) const {
-    return Op::combine(a, b);
-  }
-};
 
+// 32-bit offsets where n allows, as chapter 09's calls take them (CUB's faster choice).
 template <class Op>
 cudaError_t transform_reduce(void* temp, std::size_t& bytes, const ReduceCall& c) {
   const auto* in = static_cast<const typename Op::In*>(c.input);
   auto* out = static_cast<typename Op::Acc*>(c.output);
-  return cub::DeviceReduce::TransformReduce(temp, bytes, in, out, static_cast<std::int64_t>(c.n), CombineOf<Op>{},
+  if (c.n <= static_cast<std::size_t>(cuda::std::numeric_limits<int>::max()))
+    return cub::DeviceReduce::TransformReduce(temp, bytes, in, out, static_cast<int>(c.n), ch09::CombinePairs<Op>{},
+                                              LoadOf<Op>{}, Op::identity(), c.stream);
+  return cub::DeviceReduce::TransformReduce(temp, bytes, in, out, static_cast<std::int64_t>(c.n), ch09::CombinePairs<Op>{},
                                             LoadOf<Op>{}, Op::identity(), c.stream);
 }
 

@@ -159,8 +159,8 @@ def top_section(readme, rows, batched, machine, results_dir):
                   f"lesson kernel, against chapter 07's f32 sum of the same bytes and CUB's "
                   "TransformReduce with the same functors in the same run, and its error against "
                   "float64 (a naive form's error is its trap; its check fails where the bound, "
-                  "which grows with the chain of combines, is tighter than the loss). Every kernel: "
-                  "the chapter's README.", ""]
+                  "which grows with the chain of combines, is tighter than the loss, and wherever "
+                  "the whole answer is lost). Every kernel: the chapter's README.", ""]
         lines += custom + [""]
     charts = [(name, alt) for name, alt in plot.CHARTS
               if os.path.exists(os.path.join(results_dir, name))]

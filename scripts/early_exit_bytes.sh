@@ -20,24 +20,30 @@ program="$BUILD_DIR/13_custom_ops/13_custom_ops"
 mkdir -p "$OUT"
 n=$((1 << 30))
 csv="$OUT/early_exit_bytes.csv"
-log=$(mktemp)
+work=$(mktemp -d)
 echo "op,true_at,n,dram_bytes_read" >"$csv.tmp"
 at=0  # the benchmark's param_true_at: 0 the deciding byte first, 1 at the middle
 for where in start middle; do
   for op in any all; do
-    if ! "$NCU" --metrics dram__bytes_read.sum -k regex:any_all_votes -c 1 --csv --print-units base \
-      --log-file "$log" "$program" --op "$op" --kernel early_exit --true-at "$where" --n "$n" --repeat 1 >/dev/null; then
+    # The report is written, then read back as CSV (the raw page: a header of metric names, a
+    # row of units, a row per kernel), as scripts/profile_kernels.sh reads its own.
+    if ! "$NCU" --metrics dram__bytes_read.sum -k regex:any_all_votes -c 1 -f -o "$work/report" \
+      "$program" --op "$op" --kernel early_exit --true-at "$where" --n "$n" --repeat 1 >"$work/log" 2>&1 ||
+      ! "$NCU" --import "$work/report.ncu-rep" --csv --page raw --print-units base >"$work/raw.csv" 2>>"$work/log"; then
       echo "early_exit_bytes.sh: ncu failed on --op $op --true-at $where:" >&2
-      tail -20 "$log" >&2
+      tail -20 "$work/log" >&2
       exit 1
     fi
-    # The CSV's last field is the metric's value, with thousands separators.
-    bytes=$(grep '"dram__bytes_read.sum"' "$log" | tail -1 | awk -F'","' '{v = $NF; gsub(/[",]/, "", v); print v}')
-    [[ $bytes =~ ^[0-9.]+$ ]] || { echo "early_exit_bytes.sh: no byte count for --op $op --true-at $where" >&2; cat "$log" >&2; exit 1; }
+    bytes=$(python3 -c '
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+column = rows[0].index("dram__bytes_read.sum")
+print(rows[2][column].replace(",", ""))' "$work/raw.csv" 2>>"$work/log")
+    [[ $bytes =~ ^[0-9.]+$ ]] || { echo "early_exit_bytes.sh: no byte count for --op $op --true-at $where" >&2; tail -20 "$work/log" >&2; exit 1; }
     echo "$op,$at,$n,$bytes" >>"$csv.tmp"
     echo "$op, deciding byte $where: $bytes bytes read of $n"
   done
   at=$((at + 1))
 done
 mv "$csv.tmp" "$csv"
-rm -f "$log"
+rm -rf "$work"

@@ -1,6 +1,7 @@
 #include <cub/device/device_reduce.cuh>
 
 #include "09_cub_comparison/chapter.cuh"
+#include "13_custom_ops/baselines.cuh"  // ch13::LoadElement: an operator's load as CUB's transform
 #include "suite.hpp"
 
 namespace red::bench::suite {
@@ -14,11 +15,6 @@ namespace {
 // CUB's TransformReduce with the chapters' own Sum: each element turned into the accumulator the
 // chapters add in (double for f64, int64 for the integers, with the same wrapping add), then
 // added. The counterpart of every chapter's sum of a type that chapter 09 does not cover.
-template <class Op>
-struct LoadOf {
-  __device__ typename Op::Acc operator()(typename Op::In x) const { return Op::load(x, 0); }
-};
-
 // 32-bit offsets where n allows, as chapter 09's calls take them (CUB's faster choice).
 template <class Op>
 cudaError_t transform_reduce(void* temp, std::size_t& bytes, const ReduceCall& c) {
@@ -26,9 +22,9 @@ cudaError_t transform_reduce(void* temp, std::size_t& bytes, const ReduceCall& c
   auto* out = static_cast<typename Op::Acc*>(c.output);
   if (c.n <= static_cast<std::size_t>(cuda::std::numeric_limits<int>::max()))
     return cub::DeviceReduce::TransformReduce(temp, bytes, in, out, static_cast<int>(c.n), ch09::CombinePairs<Op>{},
-                                              LoadOf<Op>{}, Op::identity(), c.stream);
+                                              ch13::LoadElement<Op>{}, Op::identity(), c.stream);
   return cub::DeviceReduce::TransformReduce(temp, bytes, in, out, static_cast<std::int64_t>(c.n), ch09::CombinePairs<Op>{},
-                                            LoadOf<Op>{}, Op::identity(), c.stream);
+                                            ch13::LoadElement<Op>{}, Op::identity(), c.stream);
 }
 
 template <class Op>

@@ -678,14 +678,6 @@ EQUAL_BYTES_CHAPTERS = ["07_two_pass", "10_single_pass"]
 ELEMENT_BYTES = {"f32": 4, "f64": 8, "f16": 2, "bf16": 2, "i32": 4, "i64": 8, "u8": 1}
 
 
-def bytes_label(count):
-    """16 MiB, 1 GiB: a power of two of bytes in binary units."""
-    for unit, size in (("GiB", 2 ** 30), ("MiB", 2 ** 20), ("KiB", 2 ** 10)):
-        if count >= size:
-            return f"{count / size:g} {unit}"
-    return f"{count} B"
-
-
 def equal_bytes_lines(rows):
     """[(label, dtype, {input bytes: row})]: chapters 07's and 10's lead kernels and CUB's sum of
     each element type, at the sizes of EQUAL_BYTES that were measured; [] where a run has none
@@ -722,8 +714,8 @@ def equal_bytes_table(rows):
         last = found.get(EQUAL_BYTES[-1])
         cells.append(CELL_FORMATS["ratio_to_cub"].format(last["gbps"] / base["gbps"]) if last and base else "—")
         body.append(cells)
-    header = (["Chapter", "Kernel", "dtype"] + [bytes_label(b) for b in EQUAL_BYTES]
-              + [f"× its f32 at {bytes_label(EQUAL_BYTES[-1])}"])
+    header = (["Chapter", "Kernel", "dtype"] + [binary_size(b) for b in EQUAL_BYTES]
+              + [f"× its f32 at {binary_size(EQUAL_BYTES[-1])}"])
     return (["## sum, every element type at equal bytes", "",
              "GB/s of each kernel's sum over the same number of input bytes in every element type "
              "(n = bytes / element size): memory moves bytes, so a kernel bound by it should not "
@@ -1690,12 +1682,12 @@ def chart_dtypes_equal_bytes(rows, machine, colors, path):
     _bandwidth_roofs(ax, machine)
     ax.set_ylim(0, top)
     ax.set_xlim(-0.6, len(dtypes) - 0.4)
-    ax.set_xlabel(f"element type ({bytes_label(size)} of input each: n = bytes / element size)")
+    ax.set_xlabel(f"element type ({binary_size(size)} of input each: n = bytes / element size)")
     ax.set_ylabel("achieved bandwidth (GB/s, 10⁹ bytes/s, linear)")
     ax.grid(True, axis="y", alpha=0.3)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=len(kernels), fontsize=8.5, frameon=False)
     story = ", ".join(f"{'CUB' if k[1] == 'CUB' else k[0]} {_span(v)}×" for k, v in keeps.items())
-    ax.set_title(f"Sums of {bytes_label(size)} by element type, as a multiple of their f32 GB/s: {story} "
+    ax.set_title(f"Sums of {binary_size(size)} by element type, as a multiple of their f32 GB/s: {story} "
                  f"({machine.gpu})", fontsize=10.5)
     _save(fig, path)
     return True

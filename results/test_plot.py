@@ -33,6 +33,8 @@ FLOOR_NAME = "floor/empty_kernel/none/none/0/iterations:1/manual_time"
 
 sys.path.insert(0, HERE)
 import plot  # noqa: E402
+sys.path.insert(0, os.path.dirname(UPDATE_README))
+import update_readme  # noqa: E402
 
 
 def run(*args):
@@ -1465,6 +1467,11 @@ class TestCustomOps(Results):
         self.assertEqual(any_[2][3], f"{self.early_exit_read / 2 ** 30:.3g}")
         self.assertEqual(any_[2][7], f"{cub_any['time_us'] / early['time_us']:.3f}")
         self.assertLess(float(any_[2][5]), 100)
+        # An early exit of a run that never counted its reads (the whole input as its bytes): no
+        # GB/s, rather than one of bytes it did not read.
+        old_row = dict(early, bytes=float(2 ** 30), gbps=2 ** 30 / (early["time_us"] * 1e3))
+        self.assertTrue(update_readme.reads_uncounted(old_row))
+        self.assertFalse(update_readme.reads_uncounted(early))
 
     def test_top_readme(self):
         write(self.path("README.md"), MARKED)

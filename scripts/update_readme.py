@@ -425,9 +425,11 @@ def teaching_table(batched, chapter):
     """f32 sum: each teaching kernel of the lesson (param_teaching) beside the tuned kernel it is a
     variant of, at every shape both ran, and the ratio of their GB/s. Empty without teaching rows."""
     part = [r for r in plot.select(batched, "sum", "f32") if r["chapter"] == chapter]
-    tuned = {(r["kernel"],) + plot.batched_key(r): r for r in part if not r["params"].get("teaching")}
-    pairs = [(r, tuned.get((r["variant_of"],) + plot.batched_key(r)))
-             for r in part if r["params"].get("teaching")]
+    # A teaching row carries param_teaching (chapter 11) or is named for it (chapter 12's
+    # reduce_segments_teaching, whose params are the data's).
+    teaching = [r for r in part if r["params"].get("teaching") or r["kernel"].endswith("_teaching")]
+    tuned = {(r["kernel"],) + plot.batched_key(r): r for r in part if r not in teaching}
+    pairs = [(r, tuned.get((r["variant_of"],) + plot.batched_key(r))) for r in teaching]
     pairs = sorted(((t, u) for t, u in pairs if u), key=lambda p: (p[0]["layout"], p[0]["kernel"],
                                                                   p[0]["params"].get("heavy", 0),
                                                                   p[0]["length"], p[0]["segments"]))

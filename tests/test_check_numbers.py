@@ -18,6 +18,10 @@ import unittest
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CHECKER = os.path.join(ROOT, "scripts", "check_numbers.py")
 RESULTS = os.path.join(ROOT, "results", "h200")
+# The wrong claims below are those found against the H200 run of commit 19ae5de; a later run may
+# make one of them true. They are checked against that run's sources, kept here (its bench.csv
+# rows of chapters 06-09, profile, latency and machine description).
+ISSUE_RUN = os.path.join(ROOT, "tests", "data", "h200_19ae5de")
 
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import check_numbers  # noqa: E402
@@ -51,7 +55,7 @@ class WrongClaims(unittest.TestCase):
             copy = os.path.join(tmp, os.path.basename(readme))
             with open(copy, "w", encoding="utf-8") as f:
                 f.write(text + claim + "\n")
-            done = run(copy)
+            done = run(copy, "--results", ISSUE_RUN)
         lines = [line for line in done.stdout.splitlines()
                  if int(line.split(":")[1]) >= first]
         if lines:
@@ -114,7 +118,7 @@ class WrongClaims(unittest.TestCase):
 class Pieces(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.sources = check_numbers.Sources(ROOT, RESULTS)
+        cls.sources = check_numbers.Sources(ROOT, ISSUE_RUN)
 
     def check(self, text):
         return check_numbers.check_text(text, self.sources)

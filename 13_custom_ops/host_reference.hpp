@@ -193,10 +193,13 @@ inline bool both_nan(double a, double b) { return std::isnan(a) && std::isnan(b)
 // error is reported and not judged; `passed` is then false and the exact-data gate decides.
 // `result`: the result as JSON numbers (json_report.hpp). `got` and `want`: the number the error
 // is taken of and its float64 value, where the check is of one number (NaN otherwise), so that a
-// report can set the true value beside the result.
+// report can set the true value beside the result. `lost`: the result has no correct digit (a
+// product off by a factor of 2 or more, a variance off by the whole variance): it fails whatever
+// its bound or the exact-data gate says.
 struct Verdict {
   bool passed = false;
   bool bounded = true;
+  bool lost = false;
   double error = 0, bound = 0;
   double got = std::numeric_limits<double>::quiet_NaN(), want = std::numeric_limits<double>::quiet_NaN();
   std::string why;
@@ -277,6 +280,20 @@ inline Verdict unbounded(double error, const std::string& what) {
   return v;
 }
 
+// A product off by a factor of 2 or more, |ln(got / p)| >= ln 2, has no correct binary digit. Where
+// the answer is also read as a logarithm (the log and scaled forms, ln_p = ln|p|), it is lost only
+// if ln|p| has none either, |ln(got / p)| >= |ln p|: ln|p| = 4.2 x 10^7 off by 7 keeps six digits.
+// A lost result fails whatever its bound (which for the log form grows with n and admits 2^28
+// factors near one off by a factor of e^13) or, past the bound, the exact-data gate says.
+inline Verdict unless_lost(Verdict v, double ln_error, const std::string& what, double ln_p = 0) {
+  if (!(std::fabs(ln_error) >= std::log(2.0) && std::fabs(ln_error) >= std::fabs(ln_p))) return v;  // NaN: judged elsewhere
+  v.passed = false;
+  v.lost = true;
+  v.why = what + ": off by a factor of e^" + std::to_string(std::fabs(ln_error)) + ", the whole answer lost" +
+          (v.bounded ? " (the bound " + std::to_string(v.bound) + " is too loose to catch it)" : "");
+  return v;
+}
+
 // The plain product: within gamma_(n-1) of the product where float holds it; where the exact
 // product is outside float's range, the check fails (that is the trap, shown). Its error is
 // relative, |got - p| / |p|.
@@ -305,10 +322,12 @@ struct Checker<Product<T>> {
       return beside(v);
     }
     const double gamma = product_gamma(n);
-    if (!std::isfinite(gamma)) return beside(unbounded(relative, "product"));
+    // got / p <= 0 (a zero or a wrong sign) is as lost as a factor of 2.
+    const double ln_error = got / p > 0 ? std::log(got / p) : std::numeric_limits<double>::infinity();
+    if (!std::isfinite(gamma)) return beside(unless_lost(unbounded(relative, "product"), ln_error, "product"));
     Verdict v = within(relative, 0.0, gamma + product_slack(want), "product's relative error");
     if (!v.passed) v.why = "product: got " + shown + ", want " + std::to_string(p) + ": " + v.why;
-    return beside(v);
+    return beside(unless_lost(v, ln_error, "product"));
   }
 };
 template <class T>
@@ -322,7 +341,8 @@ struct Checker<LogProduct<T>> {
     if (want.nan) return exact(std::isnan(log_abs), "log product: want NaN");
     if (sign != want.sign) return exact(false, "log product: sign " + std::to_string(sign) + ", want " + std::to_string(want.sign));
     const double bound = (depth<LogProduct<T>>(k, n) + 3) * kEps * want.abs_log_sum + n * std::ldexp(std::log(2.0), -22);
-    return within(log_abs, want.log_abs, bound, "ln|product|");
+    return unless_lost(within(log_abs, want.log_abs, bound, "ln|product|"), log_abs - want.log_abs, "log product",
+                       want.log_abs);
   }
 };
 template <class T>
@@ -337,8 +357,11 @@ struct Checker<ScaledProduct<T>> {
     const double ln = std::log(std::fabs(static_cast<double>(got.mantissa))) + got.exponent * std::log(2.0);
     // The mantissas round as the plain product does: |ln(1 + theta)| <= -ln(1 - gamma_(n-1)).
     const double gamma = product_gamma(n);
-    if (!std::isfinite(gamma)) return unbounded(std::fabs(ln - want.log_abs), "ln|m 2^e|");
-    return within(ln, want.log_abs, -std::log1p(-gamma) + product_slack(want, ln), "ln|m 2^e|");
+    if (!std::isfinite(gamma))
+      return unless_lost(unbounded(std::fabs(ln - want.log_abs), "ln|m 2^e|"), ln - want.log_abs, "scaled product",
+                         want.log_abs);
+    return unless_lost(within(ln, want.log_abs, -std::log1p(-gamma) + product_slack(want, ln), "ln|m 2^e|"),
+                       ln - want.log_abs, "scaled product", want.log_abs);
   }
 };
 template <class Op>
@@ -389,6 +412,7 @@ struct MomentsChecker {
     // one): such a result fails whatever the bound, and the reason says the bound was too loose.
     if (v.passed && want.variance > 0 && v.error >= want.variance) {
       v.passed = false;
+      v.lost = true;
       v.why = "variance: got " + std::to_string(got.variance) + ", want " + std::to_string(want.variance) +
               ": the whole variance is lost (the bound " + std::to_string(v.bound) + " is too loose to catch it)";
     }

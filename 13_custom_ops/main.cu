@@ -108,7 +108,7 @@ void print(const Report& r, const red::DeviceInfo& dev, int repeat, bool json) {
     std::printf("  checked:  against float64, error %.3g (bound %.3g): %s\n", v.error, v.bound,
                 v.passed ? "PASS" : ("FAIL (" + v.why + ")").c_str());
   else
-    std::printf("  checked:  against float64, error %.3g: not judged (%s)\n", v.error, v.why.c_str());
+    std::printf("  checked:  against float64, error %.3g: %s (%s)\n", v.error, v.lost ? "FAIL" : "not judged", v.why.c_str());
   if (r.gate.ran)
     std::printf("  exact:    %s (exact data of the same n: the result must be equal)\n",
                 r.gate.passed ? "PASS" : ("FAIL (" + r.gate.why + ")").c_str());
@@ -192,7 +192,7 @@ struct PreparedOp : Prepared {
     output.download(raw.data(), raw.size());
     Report r{opt.op, "", kernel_name(k), n, {}, gate, false, {}};
     r.verdict = verdict_of<Op>(k, x.data(), n, raw, r.shown);
-    r.passed = (r.verdict.bounded ? r.verdict.passed : gate.ran) && gate.passed;
+    r.passed = !r.verdict.lost && (r.verdict.bounded ? r.verdict.passed : gate.ran) && gate.passed;
     r.timed = red::time_call([&] { launch(call); }, n * sizeof(In), dev, opt.repeat, stream->get());
     if (!opt.output.empty()) red::write_raw(opt.output, raw.data(), ResultOf<Op>::kBytes);
     print(r, dev, opt.repeat, opt.json);

@@ -244,6 +244,37 @@ TEST_CASE("13_custom_ops: a check never passes a result that lost the whole answ
   CHECK_FALSE(under.passed);
   CHECK(under.error == 1.0);
   CHECK(under.want == doctest::Approx(std::pow(static_cast<double>(small[0]), 300)).epsilon(1e-9));
+
+  // The log form's bound grows with the factors' |ln x| and with n: over 10^30 and 10^-30 in turn
+  // (ln|p| near 0, sum of |ln x| about 4.5 x 10^6) it is above 1, so a ln|p| off by 1 (a product
+  // off by a factor of e) is within it, and fails all the same; one off by 0.5 (a factor of 1.65,
+  // still a correct leading digit) passes.
+  std::vector<float> far(1 << 16);
+  for (std::size_t i = 0; i < far.size(); ++i) far[i] = i % 2 ? 1e-30f : 1e30f;
+  const ProductReference p = product_reference(far.data(), far.size());
+  struct LogResult {
+    float log_abs;
+    int sign;
+  };
+  const auto log_verdict = [&](double off) {
+    return verdict_of<LogProduct<float>>(Kernel::reordering, far.data(), far.size(),
+                                         raw_of(LogResult{static_cast<float>(p.log_abs + off), p.sign}), shown);
+  };
+  const Verdict off_by_e = log_verdict(1.0);
+  CHECK_MESSAGE(off_by_e.bound > 1.0, "the bound ", off_by_e.bound, " should admit the loss here");
+  CHECK_FALSE(off_by_e.passed);
+  CHECK(off_by_e.lost);
+  CHECK(off_by_e.why.find("whole answer lost") != std::string::npos);
+  CHECK(log_verdict(0.5).passed);
+  CHECK_FALSE(log_verdict(0.5).lost);
+  // A log far from 0 off by more than ln 2 keeps its leading digits: ln|p| about 4.5 x 10^6 off
+  // by 1 is not lost (and within its bound).
+  const std::vector<float> huge(1 << 16, 1e30f);
+  const ProductReference q = product_reference(huge.data(), huge.size());
+  const Verdict large_log = verdict_of<LogProduct<float>>(
+      Kernel::reordering, huge.data(), huge.size(), raw_of(LogResult{static_cast<float>(q.log_abs + 1.0), q.sign}), shown);
+  CHECK_FALSE(large_log.lost);
+  CHECK(large_log.passed);
 }
 
 TEST_CASE("13_custom_ops: mean and variance - the naive sums lose a large mean's variance, Welford does not") {

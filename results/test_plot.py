@@ -1458,6 +1458,19 @@ class TestCustomOps(Results):
         variance = table_after(text, "**mean_variance_naive** (f32, 1 GiB)")
         self.assertEqual(variance[1][-3:], ["1 (result 0, float64 1)", "1.96",
                                             "**fails**: the whole answer lost, the bound (1.96) above the loss"])
+        # A log product off by a factor of e^13 (ln|p| -1.86 read as 11.47) within a bound of 47: the
+        # whole answer lost, whatever the run's own check said; ln|p| = 4.2e7 off by 6.7 is not.
+        lost = {"op": "log_product", "passed": 1, "error": 13.3, "error_bound": 47.0, "result": 11.47,
+                "true_value": -1.86}
+        self.assertEqual(update_readme.check_cell(lost),
+                         "**fails**: the whole answer lost, the bound (47) above the loss")
+        self.assertEqual(update_readme.error_with_values_cell(lost), "13.3 (result 11.5, float64 -1.86)")
+        kept = dict(lost, error=6.72, error_bound=1.2e4, result=41666876.0, true_value=41666869.3)
+        self.assertEqual(update_readme.check_cell(kept), "pass")
+        self.assertEqual(update_readme.check_cell(dict(lost, op="lse")), "pass")  # not a product's log
+        # Lost past the bound (none at this n, 1e300): fails, and says there was no bound.
+        self.assertEqual(update_readme.check_cell(dict(lost, passed=0, error=0.9, error_bound=1e300, true_value=0.1)),
+                         "**fails**: the whole answer lost, and no bound at this n")
         any_ = table_after(text, "**any** (u8, 1 GiB)")
         self.assertEqual([line[:2] for line in any_[1:]], [["`reduce`", "no deciding byte"],
                                                            ["`reduce_early_exit`", "deciding byte first"],

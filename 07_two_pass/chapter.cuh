@@ -14,7 +14,7 @@ namespace ch07 {
 template <class Policy, class Op>
 std::size_t sum_depth(std::size_t n) {
   using Source = Array<typename Op::In, typename Policy::Load>;
-  return two_pass_depth(n, pass1_blocks<Op, Policy, Source>(n), unroll_of<Policy, Source>(), Source::kCount);
+  return two_pass_depth(n, pass1_blocks<Op, Policy, Source>(n), unroll_of<Policy, Source, Op>(), Source::kCount);
 }
 
 // The deepest plan of any float type: 16-bit inputs pack 8 elements per vector, so they get the

@@ -42,19 +42,20 @@ constexpr unsigned kMaxBlocksPerSm = 8;  // at most 2048 threads per SM on sm_80
 struct Tuning {
   using Load = VectorLoad;
   // Loads each thread has in flight per loop trip: 8 (128 bytes of 16-byte vectors), but no more
-  // than 32 elements to convert and add, so 16-bit inputs take 4 vectors and 8-bit inputs 2. On
-  // the H200 (README) the f16 sum fell behind CUB at 8 vectors and is ahead at 4; u8 at 8 needs
-  // 255 registers and spills.
+  // than 32 adds (append_vector), so 16-bit inputs take 4 vectors; a sum of bytes, 4 adds a
+  // vector, takes 8. On the H200 (README) the f16 sum fell behind CUB at 8 vectors and is ahead
+  // at 4.
   static constexpr unsigned kMaxLoads = 8;
   static constexpr unsigned kMaxElements = 32;
   static constexpr bool kFixedGrid = true;    // as many blocks as the GPU holds at once, no more
   static constexpr bool kEarlyLaunch = true;  // pass 2 launched before pass 1 ends (sm_90+)
 };
 
-// The vectors each thread loads per trip (its unroll), for a policy and what pass 1 reads.
-template <class Policy, class Source>
+// The vectors each thread loads per trip (its unroll), for a policy and what pass 1 reads (and
+// the operator, where it adds a vector in fewer steps than its elements: append_vector).
+template <class Policy, class Source, class Op = void>
 constexpr unsigned unroll_of() {
-  return std::min(Policy::kMaxLoads / Source::kLoads, Policy::kMaxElements / Source::kCount);
+  return std::min(Policy::kMaxLoads / Source::kLoads, Policy::kMaxElements / appends_per_vector<Op, Source>());
 }
 
 // What one thread of pass 1 accumulates: its share of the input, in a register. Its indices only
@@ -63,7 +64,7 @@ constexpr unsigned unroll_of() {
 template <class Op, class Policy, class Source>
 __device__ inline typename Op::Acc accumulate_share(const Source& src, std::size_t n) {
   using Acc = typename Op::Acc;
-  constexpr unsigned kUnroll = unroll_of<Policy, Source>();
+  constexpr unsigned kUnroll = unroll_of<Policy, Source, Op>();
   constexpr unsigned kCount = Source::kCount;
   constexpr std::size_t kTileVectors = std::size_t{kBlock} * kUnroll;
   const std::size_t thread = blockIdx.x * std::size_t{kBlock} + threadIdx.x;
@@ -84,10 +85,7 @@ __device__ inline typename Op::Acc accumulate_share(const Source& src, std::size
 #pragma unroll
     for (unsigned u = 0; u < kUnroll; ++u) x[u] = src.load(first + u * kBlock);
 #pragma unroll
-    for (unsigned u = 0; u < kUnroll; ++u)
-#pragma unroll
-      for (unsigned j = 0; j < kCount; ++j)
-        acc = Op::append(acc, src.value(x[u], j), (first + u * kBlock) * kCount + j);
+    for (unsigned u = 0; u < kUnroll; ++u) acc = append_vector<Op>(acc, src, x[u], first + u * kBlock);
   }
   // [end: rounds]
   // Less than one round is left. Whole tiles would keep some blocks busy for a trip while the
@@ -100,10 +98,7 @@ __device__ inline typename Op::Acc accumulate_share(const Source& src, std::size
     if (rest + u * threads < vectors) x[u] = src.load(rest + u * threads);
 #pragma unroll
   for (unsigned u = 0; u < kUnroll; ++u)
-    if (rest + u * threads < vectors)
-#pragma unroll
-      for (unsigned j = 0; j < kCount; ++j)
-        acc = Op::append(acc, src.value(x[u], j), (rest + u * threads) * kCount + j);
+    if (rest + u * threads < vectors) acc = append_vector<Op>(acc, src, x[u], rest + u * threads);
 
   for (std::size_t i = vectors * kCount + thread; i < n; i += threads) acc = Op::append(acc, src.element(i), i);
   return acc;
@@ -160,7 +155,7 @@ DeviceLimits limits_of() {
 // measures) every tile gets a block of its own, and pass 2 has as many partials.
 template <class Op, class Policy, class Source>
 unsigned pass1_blocks(std::size_t n) {
-  const std::size_t per_tile = std::size_t{kBlock} * unroll_of<Policy, Source>() * Source::kCount;
+  const std::size_t per_tile = std::size_t{kBlock} * unroll_of<Policy, Source, Op>() * Source::kCount;
   const std::size_t wanted = std::max<std::size_t>(1, red::ceil_div(n, per_tile));
   const std::size_t most = Policy::kFixedGrid ? limits_of<Op, Policy, Source>().max_blocks : 0x7fffffffu;
   return static_cast<unsigned>(std::min(wanted, most));

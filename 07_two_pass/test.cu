@@ -18,8 +18,8 @@ std::vector<std::byte> result_bits(const RawResult& raw) { return {raw.begin(), 
 }  // namespace
 
 TEST_CASE("07_two_pass: shared size matrix, every op and dtype") {
-  // One block trip is 256 threads x unroll_of<Tuning, Array<T>>() vectors: 4096 elements for
-  // 8-byte types, 8192 for the others. The grid stops growing at SMs x blocks per SM (for the f32
+  // One block trip is 256 threads x unroll_of<Tuning, Array<T>, Op>() vectors: 4096 elements for
+  // 8-byte types, 8192 for the others, 32768 for a sum of bytes (8 vectors: append_vector). The grid stops growing at SMs x blocks per SM (for the f32
   // sum on the H200, 528 blocks: one round is 2^22 + 2^17 elements). At 2^23 + 3 the f32 grid is
   // full and makes one round plus a spread rest; 16-bit inputs (1056 blocks on the H200) do not
   // fill their grid yet: the next case takes every dtype through several rounds.
@@ -27,8 +27,9 @@ TEST_CASE("07_two_pass: shared size matrix, every op and dtype") {
 }
 
 TEST_CASE("07_two_pass: every dtype through several full rounds of its grid") {
-  const std::size_t n = (std::size_t{1} << 25) + 3;
   for (DType t : {DType::f32, DType::f64, DType::f16, DType::bf16, DType::i32, DType::i64, DType::u8}) {
+    // A sum of bytes takes 4 times the elements a trip of the other 1-byte operators: 4 times the n.
+    const std::size_t n = (std::size_t{1} << (t == DType::u8 ? 27 : 25)) + 3;
     // A round is blocks x one trip; the rounds this n takes must be 2 or more, whatever the GPU.
     std::size_t blocks = 0, per_trip = 0;
     red::host::with_storage_type(t, [&](auto* typed) {
@@ -36,7 +37,7 @@ TEST_CASE("07_two_pass: every dtype through several full rounds of its grid") {
       using T = std::conditional_t<std::is_same_v<Stored, std::int64_t>, long long, Stored>;
       using Source = ch07::Array<T>;
       blocks = ch07::pass1_blocks<Sum<T>, ch07::Tuning, Source>(n);
-      per_trip = std::size_t{ch07::kBlock} * ch07::unroll_of<ch07::Tuning, Source>() * Source::kCount;
+      per_trip = std::size_t{ch07::kBlock} * ch07::unroll_of<ch07::Tuning, Source, Sum<T>>() * Source::kCount;
     });
     INFO("dtype ", std::string(name(t)), ": ", blocks, " blocks, ", per_trip, " elements per block trip");
     CHECK(n / (blocks * per_trip) >= 2);

@@ -9,6 +9,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
+
+#include "reduce_ops.cuh"
 
 namespace ch07 {
 
@@ -24,6 +27,17 @@ template <class T, unsigned Bytes = 16>
 struct Vector {
   static constexpr unsigned kCount = Bytes / sizeof(T);
   T elements[kCount];
+  __device__ T at(unsigned j) const { return elements[j]; }
+};
+// 16 bytes stay the four words they were loaded as: a byte is taken out only where it is used on
+// its own (max, argmax), and a sum adds the words' bytes four at a time (append_vector, below).
+// (Kept as 16 single bytes, the compiler unpacks every load into 16 registers, and a sum of 8
+// vectors a trip then needs about 150 registers a thread.)
+template <>
+struct Vector<std::uint8_t, 16> {
+  static constexpr unsigned kCount = 16;
+  unsigned words[4];
+  __device__ std::uint8_t at(unsigned j) const { return static_cast<std::uint8_t>(words[j / 4] >> (8 * (j % 4))); }
 };
 
 // The unsigned type one load of Bytes bytes reads through __ldg.
@@ -128,7 +142,43 @@ struct Array {
   bool element_aligned() const { return width >= sizeof(T); }
   __device__ T element(std::size_t i) const { return in[i]; }
   __device__ Loaded load(std::size_t v) const { return load_at<Load>(in, v, width); }
-  __device__ T value(const Loaded& x, unsigned j) const { return x.elements[j]; }
+  __device__ T value(const Loaded& x, unsigned j) const { return x.at(j); }
 };
+
+// ---- appending a loaded vector ---------------------------------------------------------------
+//
+// Pass 1 appends each loaded vector's elements to its thread's accumulator in index order, one
+// Op::append each. A sum of bytes adds them four at a time instead: __dp4a(word, 0x01010101, s)
+// is one instruction for four bytes, where an append is three (unpack, then a 64-bit add), so the
+// 16 bytes of a vector cost 6 instructions rather than 48. Integer sums are exact in any order:
+// the result is the same. (Chapter 08's sources, which multiply two arrays, take the general way.)
+template <class Op, class Source>
+constexpr bool sums_bytes() {
+  if constexpr (std::is_same_v<Op, red::Sum<std::uint8_t>>)
+    return std::is_same_v<typename Source::Loaded, Vector<std::uint8_t>>;
+  else
+    return false;
+}
+
+// What an appended vector costs in adds: the unroll's limit on the work per trip (unroll_of).
+template <class Op, class Source>
+constexpr unsigned appends_per_vector() {
+  return sums_bytes<Op, Source>() ? 4 : Source::kCount;
+}
+
+template <class Op, class Source>
+__device__ inline typename Op::Acc append_vector(typename Op::Acc acc, const Source& src,
+                                                 const typename Source::Loaded& x, std::size_t v) {
+  if constexpr (sums_bytes<Op, Source>()) {
+    unsigned sum = 0;  // at most 16 x 255
+#pragma unroll
+    for (unsigned w = 0; w < 4; ++w) sum = __dp4a(x.words[w], 0x01010101u, sum);
+    return Op::combine(acc, static_cast<typename Op::Acc>(sum));
+  } else {
+#pragma unroll
+    for (unsigned j = 0; j < Source::kCount; ++j) acc = Op::append(acc, src.value(x, j), v * Source::kCount + j);
+    return acc;
+  }
+}
 
 }  // namespace ch07

@@ -14,7 +14,7 @@ namespace ch10 {
 template <class Policy, class Op>
 std::size_t sum_depth(std::size_t n, unsigned max_blocks) {
   using Source = SourceOf<Op, Policy>;
-  return single_pass_depth(n, grid_blocks<Op, Policy>(n, max_blocks), ch07::unroll_of<Policy, Source>(),
+  return single_pass_depth(n, grid_blocks<Op, Policy>(n, max_blocks), ch07::unroll_of<Policy, Source, Op>(),
                            Source::kCount);
 }
 

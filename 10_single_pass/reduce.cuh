@@ -41,7 +41,7 @@ constexpr unsigned kWarp = ch06::kWarp;
 struct Tuning {
   using Load = ch07::Tuning::Load;                                      // 16-byte vectors,
   static constexpr unsigned kMaxLoads = ch07::Tuning::kMaxLoads;        // 8 in flight a thread,
-  static constexpr unsigned kMaxElements = ch07::Tuning::kMaxElements;  // 32 elements at most
+  static constexpr unsigned kMaxElements = ch07::Tuning::kMaxElements;  // 32 adds a trip at most
   // Partials of 4 bytes or fewer travel with a flag in one 8-byte word, and the ticket needs no
   // ordering at all (flagged partials, below); wider ones take the acq_rel ticket.
   static constexpr bool kFlaggedPartials = true;
@@ -232,7 +232,7 @@ ch07::DeviceLimits limits() {
 template <class Op, class Policy>
 unsigned grid_blocks(std::size_t n, unsigned max_blocks) {
   using Source = SourceOf<Op, Policy>;
-  const std::size_t per_tile = std::size_t{kBlock} * ch07::unroll_of<Policy, Source>() * Source::kCount;
+  const std::size_t per_tile = std::size_t{kBlock} * ch07::unroll_of<Policy, Source, Op>() * Source::kCount;
   if (n <= Policy::kSingleBlockTiles * per_tile) return 1;
   return static_cast<unsigned>(std::min<std::size_t>(red::ceil_div(n, per_tile), max_blocks));
 }

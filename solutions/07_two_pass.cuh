@@ -147,7 +147,7 @@ void launch(const red::ReduceCall& c) {
 template <class Op>
 std::size_t depth_of(std::size_t n) {
   using Source = SourceOf<Op>;
-  return ch07::two_pass_depth(n, ch07::pass1_blocks<Op, Policy, Source>(n), ch07::unroll_of<Policy, Source>(),
+  return ch07::two_pass_depth(n, ch07::pass1_blocks<Op, Policy, Source>(n), ch07::unroll_of<Policy, Source, Op>(),
                               Source::kCount);
 }
 inline std::size_t sum_depth(std::size_t n) {

@@ -4,6 +4,7 @@
 // (variants.cuh). Chapters 08, 10, 11 and 12 reuse these as ch07::.
 #pragma once
 
+#include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -38,6 +39,21 @@ struct Vector<std::uint8_t, 16> {
   static constexpr unsigned kCount = 16;
   unsigned words[4];
   __device__ std::uint8_t at(unsigned j) const { return static_cast<std::uint8_t>(words[j / 4] >> (8 * (j % 4))); }
+};
+// bf16 likewise: a word holds elements 2w (its low half) and 2w + 1, and a bf16 is the high half
+// of a float, so a sum widens one with a shift or a mask (append_vector). (nvcc 13, sm_90: as 8
+// single bf16s the bf16 sum's pass 1 takes 48 registers and chapter 08's bf16 dot 92, 2 blocks an
+// SM; as words, 32 and 77. f16 keeps single halves: its sum takes 39 and its dot 64 either way or
+// more as words.)
+template <>
+struct Vector<__nv_bfloat16, 16> {
+  static constexpr unsigned kCount = 8;
+  unsigned words[4];
+  __device__ __nv_bfloat16 at(unsigned j) const {
+    __nv_bfloat16 pair[2];  // a register's two halves: no shift is needed to take one
+    std::memcpy(pair, &words[j / 2], sizeof(pair));
+    return pair[j % 2];
+  }
 };
 
 // The unsigned type one load of Bytes bytes reads through __ldg.
@@ -152,6 +168,16 @@ struct Array {
 // is one instruction for four bytes, where an append is three (unpack, then a 64-bit add), so the
 // 16 bytes of a vector cost 6 instructions rather than 48. Integer sums are exact in any order:
 // the result is the same. (Chapter 08's sources, which multiply two arrays, take the general way.)
+// A sum of bf16 widens a word's two elements with a shift and a mask and adds them in index
+// order, as the general way does: the same additions, the same bits.
+template <class Op, class Source>
+constexpr bool sums_bf16() {
+  if constexpr (std::is_same_v<Op, red::Sum<__nv_bfloat16>>)
+    return std::is_same_v<typename Source::Loaded, Vector<__nv_bfloat16>>;
+  else
+    return false;
+}
+
 template <class Op, class Source>
 constexpr bool sums_bytes() {
   if constexpr (std::is_same_v<Op, red::Sum<std::uint8_t>>)
@@ -174,6 +200,13 @@ __device__ inline typename Op::Acc append_vector(typename Op::Acc acc, const Sou
 #pragma unroll
     for (unsigned w = 0; w < 4; ++w) sum = __dp4a(x.words[w], 0x01010101u, sum);
     return Op::combine(acc, static_cast<typename Op::Acc>(sum));
+  } else if constexpr (sums_bf16<Op, Source>()) {
+#pragma unroll
+    for (unsigned w = 0; w < 4; ++w) {
+      acc = Op::combine(acc, __uint_as_float(x.words[w] << 16));         // element 2w
+      acc = Op::combine(acc, __uint_as_float(x.words[w] & 0xffff0000u));  // element 2w + 1
+    }
+    return acc;
   } else {
 #pragma unroll
     for (unsigned j = 0; j < Source::kCount; ++j) acc = Op::append(acc, src.value(x, j), v * Source::kCount + j);

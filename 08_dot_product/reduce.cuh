@@ -162,7 +162,7 @@ struct Products {
     return {ch07::load_at<Load>(a, v, width_a), ch07::load_at<Load>(b, v, width_b)};
   }
   __device__ float value(const Loaded& x, unsigned j) const {
-    return red::to_wide(x.a.elements[j]) * red::to_wide(x.b.elements[j]);
+    return red::to_wide(x.a.at(j)) * red::to_wide(x.b.at(j));
   }
 };
 // [end: products]

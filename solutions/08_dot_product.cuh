@@ -61,7 +61,7 @@ template <class T>
 struct ProductsAndSquares : ch08::Products<T> {
   using Loaded = typename ch08::Products<T>::Loaded;
   __device__ DotAndSquares element(std::size_t i) const { return terms(this->a[i], this->b[i]); }
-  __device__ DotAndSquares value(const Loaded& x, unsigned j) const { return terms(x.a.elements[j], x.b.elements[j]); }
+  __device__ DotAndSquares value(const Loaded& x, unsigned j) const { return terms(x.a.at(j), x.b.at(j)); }
   __device__ static DotAndSquares terms(T a_i, T b_i) {
     const float a = red::to_wide(a_i);
     return {a * red::to_wide(b_i), a * a};

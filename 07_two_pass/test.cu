@@ -19,8 +19,9 @@ std::vector<std::byte> result_bits(const RawResult& raw) { return {raw.begin(), 
 
 TEST_CASE("07_two_pass: shared size matrix, every op and dtype") {
   // One block trip is 256 threads x unroll_of<Tuning, Array<T>, Op>() vectors: 4096 elements for
-  // 8-byte types, 8192 for the others, 32768 for a sum of bytes (8 vectors: append_vector). The grid stops growing at SMs x blocks per SM (for the f32
-  // sum on the H200, 528 blocks: one round is 2^22 + 2^17 elements). At 2^23 + 3 the f32 grid is
+  // 8-byte types, 8192 for the others, 32768 for a sum of bytes (8 vectors: append_vector). The
+  // grid stops growing at SMs x blocks per SM (for the f32 sum on the H200, 528 blocks: one round
+  // is 2^22 + 2^17 elements). At 2^23 + 3 the f32 grid is
   // full and makes one round plus a spread rest; 16-bit inputs (1056 blocks on the H200) do not
   // fill their grid yet: the next case takes every dtype through several rounds.
   test::check_support_matrix(ch(), {4096, 8192, 16384, std::size_t{1} << 22, (std::size_t{1} << 23) + 3});

@@ -43,8 +43,7 @@ struct Vector<std::uint8_t, 16> {
 // bf16 likewise: a word holds elements 2w (its low half) and 2w + 1, and a bf16 is the high half
 // of a float, so a sum widens one with a shift or a mask (append_vector). (nvcc 13, sm_90: as 8
 // single bf16s the bf16 sum's pass 1 takes 48 registers and chapter 08's bf16 dot 92, 2 blocks an
-// SM; as words, 32 and 77. f16 keeps single halves: its sum takes 39 and its dot 64 either way or
-// more as words.)
+// SM; as words, 32 and 77. f16 stays in single halves: as words its dot took 77, not 64.)
 template <>
 struct Vector<__nv_bfloat16, 16> {
   static constexpr unsigned kCount = 8;

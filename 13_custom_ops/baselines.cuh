@@ -16,11 +16,6 @@
 
 namespace ch13 {
 
-// The transform for an operator whose load ignores the index: the element itself.
-template <class Op>
-struct LoadElement {
-  __device__ typename Op::Acc operator()(const typename Op::In& x) const { return Op::load(x, 0); }
-};
 template <class Op>
 inline constexpr bool kNeedsIndex = std::is_same_v<typename Op::Acc, red::ValueIndex<float>>;
 
@@ -37,7 +32,7 @@ cudaError_t cub_transform_reduce(void* temp, std::size_t& bytes, const typename 
                                               ch09::PairAt<Op>{in}, Op::identity(), stream);
   } else {
     return cub::DeviceReduce::TransformReduce(temp, bytes, in, out, static_cast<long long>(n), ch09::CombinePairs<Op>{},
-                                              LoadElement<Op>{}, Op::identity(), stream);
+                                              red::LoadElement<Op>{}, Op::identity(), stream);
   }
 }
 

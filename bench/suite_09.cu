@@ -1,7 +1,6 @@
 #include <cub/device/device_reduce.cuh>
 
 #include "09_cub_comparison/chapter.cuh"
-#include "13_custom_ops/baselines.cuh"  // ch13::LoadElement: an operator's load as CUB's transform
 #include "suite.hpp"
 
 namespace red::bench::suite {
@@ -22,9 +21,9 @@ cudaError_t transform_reduce(void* temp, std::size_t& bytes, const ReduceCall& c
   auto* out = static_cast<typename Op::Acc*>(c.output);
   if (c.n <= static_cast<std::size_t>(cuda::std::numeric_limits<int>::max()))
     return cub::DeviceReduce::TransformReduce(temp, bytes, in, out, static_cast<int>(c.n), ch09::CombinePairs<Op>{},
-                                              ch13::LoadElement<Op>{}, Op::identity(), c.stream);
+                                              red::LoadElement<Op>{}, Op::identity(), c.stream);
   return cub::DeviceReduce::TransformReduce(temp, bytes, in, out, static_cast<std::int64_t>(c.n), ch09::CombinePairs<Op>{},
-                                            ch13::LoadElement<Op>{}, Op::identity(), c.stream);
+                                            red::LoadElement<Op>{}, Op::identity(), c.stream);
 }
 
 template <class Op>

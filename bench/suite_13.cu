@@ -112,7 +112,7 @@ void register_op(const std::string& op, const std::string& data, Kernel k, const
       if constexpr (ExactGate<Op>::kExists)
         if (!v.bounded) gate = ExactGate<Op>::run(k, n, 1);
       const bool passed = !v.lost && (v.bounded ? v.passed : gate.ran && gate.passed);
-      if (!passed && !trap) tc.wrong = v.bounded ? v.why : gate.why;
+      if (!passed && !trap) tc.wrong = v.bounded || v.lost ? v.why : gate.why;
       // JSON has no inf or NaN: a result that is not finite where the answer is reads 1e300 (plot.py);
       // a bound of -1 says there is none, and `passed` is then the exact-data gate's verdict.
       tc.counters["error"] = std::isfinite(v.error) ? v.error : 1e300;

@@ -165,6 +165,13 @@ struct Min {
   __device__ static void store(void* out, Acc a) { *static_cast<T*>(out) = narrow_to<T>(a); }
 };
 
+// An operator's load as a transform, for CUB's TransformReduce: the element turned into the
+// accumulator, for operators whose load ignores the index (every one but argmax and argmin).
+template <class Op>
+struct LoadElement {
+  __device__ typename Op::Acc operator()(const typename Op::In& x) const { return Op::load(x, 0); }
+};
+
 // argmax: a (value, index) pair under a total order: NaN above every number, then larger value,
 // then smaller index. The identity carries the largest index so that a real element always
 // beats it, even one equal to -inf; store() turns that index back into -1 (empty input).

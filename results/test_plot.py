@@ -1468,6 +1468,12 @@ class TestCustomOps(Results):
         kept = dict(lost, error=6.72, error_bound=1.2e4, result=41666876.0, true_value=41666869.3)
         self.assertEqual(update_readme.check_cell(kept), "pass")
         self.assertEqual(update_readme.check_cell(dict(lost, op="lse")), "pass")  # not a product's log
+        # The plain product by the factor alone: 0.09 against 0.155 keeps a digit, 0.07 does not.
+        plain = {"op": "product", "passed": 1, "error": 0.42, "error_bound": -1.0, "result": 0.0903,
+                 "true_value": 0.1553}
+        self.assertEqual(update_readme.check_cell(plain), "exact data only: pass")
+        self.assertEqual(update_readme.check_cell(dict(plain, result=0.07, error=0.55)),
+                         "**fails**: the whole answer lost, and no bound at this n")
         # Lost past the bound (none at this n, 1e300): fails, and says there was no bound.
         self.assertEqual(update_readme.check_cell(dict(lost, passed=0, error=0.9, error_bound=1e300, true_value=0.1)),
                          "**fails**: the whole answer lost, and no bound at this n")

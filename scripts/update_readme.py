@@ -547,8 +547,11 @@ def whole_answer_lost(row):
     """The checker's rule (host_reference.hpp, unless_lost), applied to the published numbers, so
     that a run from before the rule shows it too: a log or scaled product whose ln|p| is off by
     ln 2 or more (the product off by a factor of 2) and by at least |ln p| (no digit of the log
-    either) has lost the whole answer, whatever its bound."""
-    error, want = row.get("error"), row.get("true_value")
+    either), or a plain product off by a factor of 2 (or of the wrong sign, or 0), has lost the
+    whole answer, whatever its bound."""
+    error, got, want = row.get("error"), row.get("result"), row.get("true_value")
+    if row.get("op") == "product" and got is not None and want:
+        return got / want <= 0 or abs(math.log(got / want)) >= math.log(2)
     if row.get("op") not in LOG_ERROR_OPS or error is None or want is None:
         return False
     return error >= math.log(2) and error >= abs(want)
@@ -560,12 +563,13 @@ def check_cell(row):
     to catch (the check says so rather than pass it)."""
     if row["passed"] is None:
         return "—"
-    passed = row["passed"] and not whole_answer_lost(row)
+    lost = whole_answer_lost(row)
+    passed = row["passed"] and not lost
     verdict = "pass" if passed else "**fails**"
     bound, error = row.get("error_bound"), row.get("error")
-    if bound is not None and bound < 0:
+    if bound is not None and bound < 0 and not lost:
         return f"exact data only: {verdict}"
-    if bound is not None and bound >= 1e300 and not passed:
+    if bound is not None and (bound < 0 or bound >= 1e300) and not passed:
         return "**fails**: the whole answer lost, and no bound at this n"
     if not passed and error is not None and bound is not None and 0 < error <= bound:
         return f"**fails**: the whole answer lost, the bound ({error_cell(bound)}) above the loss"

@@ -2052,6 +2052,32 @@ def charts(results_dir):
 
 # ---- Comparing two runs ---------------------------------------------------------------------
 
+def peak_lines(rows, other_rows, name, other_name):
+    """Each chapter's lead kernel and the libraries at the DRAM size (f32 sum; 08: f32 dot): the
+    % of its own run's DRAM peak in both runs, a line each. Empty where neither op was measured
+    there."""
+    other = {flat_key(r): r for r in other_rows}
+    body = []
+    for op in ("sum", "dot"):
+        part = [r for r in rows if r["op"] == op and r["dtype"] == "f32" and r["n"] == DRAM_N]
+        leads = {}
+        for chapter, kernel in lesson_kernels(part):
+            leads[chapter] = kernel  # kernel_key order: a chapter's last lesson kernel leads
+        kernels = sorted(leads.items()) + [(r["chapter"], r["kernel"]) for r in kernel_rows(part)
+                                           if is_baseline(r["kernel"]) and not r["variant_of"]]
+        for chapter, kernel in kernels:
+            row = next(r for r in part if (r["chapter"], r["kernel"]) == (chapter, kernel))
+            theirs = other.get(flat_key(row))
+            body.append([chapter, f"`{kernel}`", op, f"{row['pct_peak']:.1f}",
+                         f"{theirs['pct_peak']:.1f}" if theirs else "—"])
+    if not body:
+        return []
+    return [f"## Each chapter at {pow2_label(DRAM_N)}, % of its own GPU's DRAM peak", "",
+            f"Each chapter's lead kernel and the libraries, f32 sum (chapter 08: f32 dot product), "
+            f"as a share of the theoretical DRAM bandwidth of the GPU it ran on.", ""] + \
+        markdown_table(["chapter", "kernel", "op", name, other_name], body, text_columns=3) + [""]
+
+
 def compare(results_dir, other_dir):
     # Flat rows, matched on (chapter, kernel, op, dtype, n), so that a run from before the
     # shape and params columns still matches.
@@ -2072,6 +2098,7 @@ def compare(results_dir, other_dir):
              f"GB/s of {name} divided by GB/s of {other_name}, for the rows both runs measured "
              f"(> 1: {name} is faster). The last column is the geometric mean over sizes.",
              f"Cells marked `*` are {L2_FOOTNOTE} in {name}.", ""]
+    lines += peak_lines(rows, other_rows, name, other_name)
     for op, dtype in sections(matched):
         part = select(matched, op, dtype)
         table = kernel_table(part, [(pow2_label(n), n, "ratio_to_cub")

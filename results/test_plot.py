@@ -621,7 +621,8 @@ class TestCompare(Results):
         with open(self.path("other", "bench.csv"), "w", newline="", encoding="utf-8") as f:
             out = csv.DictWriter(f, columns, extrasaction="ignore")
             out.writeheader()
-            out.writerows(dict(r, gbps=float(r["gbps"]) * scale) for r in rows)
+            out.writerows(dict(r, gbps=float(r["gbps"]) * scale, pct_peak=float(r["pct_peak"]) * scale)
+                          for r in rows)
         return self.path("other")
 
     def test_compare(self):
@@ -635,6 +636,11 @@ class TestCompare(Results):
                       "| 1.25 |", text)
         self.assertNotIn("| 1.00 |", text)
         self.assertIn("Rows only in h200: 1; only in other: 0.", text)
+        # Each chapter's lead kernel and the libraries at 2^28, as % of each run's own DRAM peak.
+        self.assertIn("| chapter | kernel | op | h200 | other |", text)
+        self.assertIn("| 07_two_pass | `reduce_two_pass` | sum | 77.1 | 61.7 |", text)
+        self.assertIn("| 08_dot_product | `cublas_sdot` | dot | 69.8 | 55.8 |", text)
+        self.assertNotIn("`reduce_coarsened_x8` | sum |", text)  # a variant, not a lead
 
     def test_compare_with_a_run_from_before_variant_of_and_params(self):
         other = self.other_run(0.5, [c for c in plot.CSV_COLUMNS if c not in plot.OPTIONAL_COLUMNS])

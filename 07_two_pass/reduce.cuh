@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <utility>
 
 #include "06_warp_shuffle/reduce.cuh"  // ch06::block_reduce
@@ -61,9 +62,22 @@ constexpr unsigned unroll_of() {
 // What one thread of pass 1 accumulates: its share of the input, in a register. Its indices only
 // grow (body tiles, then the last vectors, then the tail), which lets argmax skip the index
 // compare (append). Chapter 10 reuses it.
-template <class Op, class Policy, class Source>
+// A sum of bytes is exact in any order (a 64-bit integer), so a misaligned byte array needs no
+// cut vectors: its bytes before the first 16-byte boundary (fewer than 16) go to thread 0, and
+// the rest is read from that boundary as an aligned array (kRealigned: that array's share).
+template <class Op, class Policy, class Source, bool kRealigned = false>
 __device__ inline typename Op::Acc accumulate_share(const Source& src, std::size_t n) {
   using Acc = typename Op::Acc;
+  if constexpr (!kRealigned && sums_bytes<Op, Source>() && std::is_same_v<Source, Array<std::uint8_t>>) {
+    if (src.width < 16) {
+      const std::size_t head = std::min<std::size_t>(n, (16 - reinterpret_cast<std::uintptr_t>(src.in) % 16) % 16);
+      Acc acc = Op::identity();
+      if (blockIdx.x == 0 && threadIdx.x == 0)
+        for (std::size_t i = 0; i < head; ++i) acc = Op::append(acc, src.in[i], i);
+      const Source body{src.in + head, n - head};
+      return Op::combine(acc, accumulate_share<Op, Policy, Source, true>(body, n - head));
+    }
+  }
   constexpr unsigned kUnroll = unroll_of<Policy, Source, Op>();
   constexpr unsigned kCount = Source::kCount;
   constexpr std::size_t kTileVectors = std::size_t{kBlock} * kUnroll;
@@ -82,8 +96,7 @@ __device__ inline typename Op::Acc accumulate_share(const Source& src, std::size
   for (std::size_t r = 0; r < rounds; ++r) {
     const std::size_t first = (r * gridDim.x + blockIdx.x) * kTileVectors + threadIdx.x;
     typename Source::Loaded x[kUnroll];
-#pragma unroll
-    for (unsigned u = 0; u < kUnroll; ++u) x[u] = src.load(first + u * kBlock);
+    load_trip<kBlock>(src, x, first, vectors);  // x[u] = vector first + u * kBlock
 #pragma unroll
     for (unsigned u = 0; u < kUnroll; ++u) acc = append_vector<Op>(acc, src, x[u], first + u * kBlock);
   }
@@ -201,8 +214,8 @@ template <class Op, class Policy = Tuning>
 cudaError_t reduce(void* scratch, std::size_t& scratch_bytes, const typename Op::In* in, std::size_t n, void* result,
                    cudaStream_t stream) {
   if (scratch != nullptr && n > 0 && in == nullptr) return cudaErrorInvalidValue;
-  return reduce_source<Op, Policy>(scratch, scratch_bytes, Array<typename Op::In, typename Policy::Load>{in}, n, result,
-                                   stream);
+  const Array<typename Op::In, typename Policy::Load> src{in, n};
+  return reduce_source<Op, Policy>(scratch, scratch_bytes, src, n, result, stream);
 }
 
 // --- the chapter contract --------------------------------------------------------------------
@@ -219,7 +232,7 @@ std::size_t scratch_bytes(std::size_t n) {
 template <class Op, class Policy = Tuning>
 void launch(const red::ReduceCall& c) {
   std::size_t bytes = c.scratch_bytes;
-  const Array<typename Op::In, typename Policy::Load> src{static_cast<const typename Op::In*>(c.input)};
+  const Array<typename Op::In, typename Policy::Load> src{static_cast<const typename Op::In*>(c.input), c.n};
   CUDA_CHECK((reduce_source<Op, Policy>(c.scratch, bytes, src, c.n, c.output, c.stream)));
 }
 

@@ -99,6 +99,47 @@ struct VectorLoad {
   }
 };
 
+// A vector of bytes or 16-bit elements that starts 1-3 bytes past a 4-byte boundary would take 8
+// or 16 narrow loads, and the L1 looks up a warp's 16 sectors for each: u8 and f16 sums at odd
+// offsets ran far below their aligned speed (results/h200/experiments/alignment_cost.md).
+// Instead load the two aligned 16-byte blocks the vector straddles, as every aligned vector is
+// loaded, and cut its 16 bytes out of their 32: a whole-word step (selects) and a funnel shift.
+// The second block is the next thread's first, an L1 hit: DRAM still reads each byte once. Both
+// blocks lie inside the input only for a vector with a neighbour on each side (Array::load).
+// The 16 bytes that start `skip` bytes into the 32 of blocks lo and hi.
+__host__ __device__ inline uint4 cut_straddled(const uint4& lo, const uint4& hi, unsigned skip) {
+  const unsigned w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+  // Words skip / 4 to skip / 4 + 4, chosen with selects: `skip` is the same in every thread, but a
+  // register array indexed by a value the compiler does not know would go to local memory.
+  const unsigned q = skip / 4;
+  unsigned x[5];
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+  for (unsigned j = 0; j < 5; ++j) {
+    const unsigned even = (q & 1) ? w[j + 1] : w[j];
+    const unsigned odd = (q & 1) ? w[j + 3] : w[j + 2];
+    x[j] = (q & 2) ? odd : even;
+  }
+  // Then the bytes within a word: the low 32 bits of (x[k+1]:x[k]) >> shift, one funnel shift.
+  const unsigned shift = 8 * (skip % 4);
+  auto funnel = [shift](unsigned low, unsigned high) {
+#ifdef __CUDA_ARCH__
+    return __funnelshift_r(low, high, shift);
+#else
+    return static_cast<unsigned>(((static_cast<unsigned long long>(high) << 32) | low) >> shift);
+#endif
+  };
+  return make_uint4(funnel(x[0], x[1]), funnel(x[1], x[2]), funnel(x[2], x[3]), funnel(x[3], x[4]));
+}
+
+__device__ inline uint4 load_straddling(const void* at) {
+  const std::uintptr_t address = reinterpret_cast<std::uintptr_t>(at);
+  const unsigned skip = static_cast<unsigned>(address % 16);  // bytes of the first block before the vector
+  const uint4* block = reinterpret_cast<const uint4*>(address - skip);
+  return cut_straddled(__ldg(block), __ldg(block + 1), skip);
+}
+
 // Vector v is always elements [v * kCount, (v + 1) * kCount) of the input, whatever its address,
 // so which thread adds which element, and in what order, follows the indices alone: the result's
 // bits do not depend on where the input starts. An input whose start is not a multiple of the
@@ -118,18 +159,43 @@ __device__ inline Vec load_in_pieces(const T* at) {
   return out;
 }
 
-template <class Load, class T>
-__device__ inline typename Load::template Vec<T> load_at(const T* in, std::size_t v, unsigned width) {
+// The 16 bytes of vector v of `in` (or the vector itself where it is smaller), by the widest
+// loads `width` allows, or by load_straddling's way where `straddle` says its neighbours are there.
+template <class Load, class T, class Words>
+__device__ inline Words load_words(const T* in, std::size_t v, unsigned width, bool straddle) {
   using Vec = typename Load::template Vec<T>;
-  if (width >= sizeof(Vec)) return Load::load(in, v);  // aligned: one instruction
   const T* at = in + v * Vec::kCount;
+  if (width >= sizeof(Vec)) {  // aligned: one instruction
+    const Vec x = Load::load(in, v);
+    Words raw;
+    std::memcpy(&raw, &x, sizeof(Vec));
+    return raw;
+  }
+  if constexpr (sizeof(Vec) == 16 && sizeof(T) <= 2)
+    if (straddle) return load_straddling(at);
   if constexpr (sizeof(Vec) > 8 && sizeof(T) <= 8)
-    if (width == 8) return load_in_pieces<8, Vec>(at);
+    if (width == 8) return load_in_pieces<8, Words>(at);
   if constexpr (sizeof(Vec) > 4 && sizeof(T) <= 4)
-    if (width == 4) return load_in_pieces<4, Vec>(at);
+    if (width == 4) return load_in_pieces<4, Words>(at);
   if constexpr (sizeof(Vec) > 2 && sizeof(T) <= 2)
-    if (width == 2) return load_in_pieces<2, Vec>(at);
-  return load_in_pieces<sizeof(T), Vec>(at);
+    if (width == 2) return load_in_pieces<2, Words>(at);
+  return load_in_pieces<sizeof(T), Words>(at);
+}
+
+// Vector v, loaded as load_words says. Every way fills the same 16 bytes of words, and the vector
+// is made of them only where the ways meet: merged as vectors instead, the compiler (nvcc 13,
+// sm_90) kept f64, i64 and f16 vectors in other registers than the 16-byte load's, and the copy
+// between them, right after the load, waited for its data, so that each thread had one load in
+// flight instead of its whole unroll.
+template <class Load, class T>
+__device__ inline typename Load::template Vec<T> load_at(const T* in, std::size_t v, unsigned width,
+                                                          bool straddle = false) {
+  using Vec = typename Load::template Vec<T>;
+  using Words = std::conditional_t<sizeof(Vec) == 16, uint4, Vec>;
+  const Words raw = load_words<Load, T, Words>(in, v, width, straddle);
+  Vec out;
+  std::memcpy(&out, &raw, sizeof(Vec));
+  return out;
 }
 
 // The widest load, up to Bytes, that `in` allows: the largest power of two dividing its address.
@@ -147,18 +213,62 @@ __host__ __device__ inline unsigned load_width(const void* in) {
 //   load(v)     vector v: elements [v * kCount, (v + 1) * kCount)
 //   value(x, j) element j of a loaded vector
 // kCount elements per vector, kLoads load instructions per vector (when aligned).
+// n, where the caller gives it, lets a misaligned vector of 1- and 2-byte elements be cut out of
+// whole blocks (load_straddling); without it (0) such vectors are read in narrow pieces.
 template <class T, class Load = VectorLoad>
 struct Array {
   using Loaded = typename Load::template Vec<T>;
   static constexpr unsigned kCount = Loaded::kCount;
   static constexpr unsigned kLoads = 1;
   const T* in;
+  std::size_t n = 0;
   unsigned width = load_width<sizeof(Loaded)>(in);
   bool element_aligned() const { return width >= sizeof(T); }
   __device__ T element(std::size_t i) const { return in[i]; }
-  __device__ Loaded load(std::size_t v) const { return load_at<Load>(in, v, width); }
+  __device__ Loaded load(std::size_t v) const {
+    const bool straddle = sizeof(T) <= 2 && width < 4 && v > 0 && v + 1 < n / kCount;
+    return load_at<Load>(in, v, width, straddle);
+  }
+  // Whether misaligned vectors are cut out of the blocks they straddle, and vector v so cut, for a
+  // caller that knows vectors v - 1 and v + 1 exist (load_trip).
+  __device__ bool straddles() const { return sizeof(T) <= 2 && sizeof(Loaded) == 16 && width < 4 && n > 0; }
+  __device__ Loaded load_straddled(std::size_t v) const {
+    if constexpr (sizeof(Loaded) == 16) {
+      const uint4 raw = load_straddling(in + v * kCount);
+      Loaded out;
+      std::memcpy(&out, &raw, sizeof out);
+      return out;
+    } else {
+      return load(v);
+    }
+  }
   __device__ T value(const Loaded& x, unsigned j) const { return x.at(j); }
 };
+
+// Whether a Source cuts misaligned vectors out of the blocks they straddle (Array::load_straddled).
+template <class Source, class = void>
+struct CutsStraddled : std::false_type {};
+template <class Source>
+struct CutsStraddled<Source, std::void_t<decltype(&Source::load_straddled)>> : std::true_type {};
+
+// One trip of pass 1: vectors first, first + kStep, ... into x, every load issued before any
+// vector is used. Where the input's vectors straddle blocks and every vector of the trip has a
+// neighbour on each side, the whole trip is cut out of blocks (load_straddled), with no test per
+// vector: chosen vector by vector (Array::load), each cut sat in its vector's branch and waited for
+// its two loads, so that a thread had one vector's loads in flight instead of the trip's.
+template <unsigned kStep, class Source, unsigned kUnroll>
+__device__ inline void load_trip(const Source& src, typename Source::Loaded (&x)[kUnroll], std::size_t first,
+                                 std::size_t vectors) {
+  if constexpr (CutsStraddled<Source>::value) {
+    if (src.straddles() && first > 0 && first + (kUnroll - 1) * kStep + 1 < vectors) {
+#pragma unroll
+      for (unsigned u = 0; u < kUnroll; ++u) x[u] = src.load_straddled(first + u * kStep);
+      return;
+    }
+  }
+#pragma unroll
+  for (unsigned u = 0; u < kUnroll; ++u) x[u] = src.load(first + u * kStep);
+}
 
 // ---- appending a loaded vector ---------------------------------------------------------------
 //

@@ -215,7 +215,7 @@ using SourceOf = ch07::Array<typename Op::In, typename Policy::Load>;
 // A call's input as 07's loads read it; refused when the pointer is off its element type's boundary.
 template <class Op, class Policy>
 SourceOf<Op, Policy> source_of(const red::ReduceCall& c) {
-  const SourceOf<Op, Policy> src{static_cast<const typename Op::In*>(c.input)};
+  const SourceOf<Op, Policy> src{static_cast<const typename Op::In*>(c.input), c.n};
   if (!src.element_aligned()) throw std::invalid_argument("10_single_pass: input not aligned to its element type");
   return src;
 }

@@ -44,7 +44,6 @@
 
 namespace ch12 {
 
-using ch11::load_vector;
 using ch11::shfl_down;
 using ch11::shfl_up;
 
@@ -67,8 +66,8 @@ struct SegmentTuning {
 // marks, the scan, the writing pass) is then spread over half the bytes. 32 elements a lane make a
 // window the bytes of an f32 one, in half as many windows. They are loaded by each lane into its
 // registers: copied into shared memory, the window and its 32 x 32 closed partials would take a
-// block of 8 warps past the 48 KB of static shared memory. 16 registers more than 4 blocks an SM
-// allow leave 3.
+// block of 8 warps past the 48 KB of static shared memory. The registers this takes, more than the
+// 64 of 4 blocks an SM, leave 3.
 struct SegmentTuning16 : SegmentTuning {
   static constexpr unsigned kItems = 32;
   static constexpr bool kStagedLoads = false;
@@ -88,8 +87,8 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
     segments_balanced_tuned(const T* in, const std::int64_t* offsets, std::size_t segments, void* out,
                             Pieces<typename Op::Acc>* records) {
   using Acc = typename Op::Acc;
-  using V = Vec16<T>;
   constexpr unsigned kItems = Policy::kItems, kWindow = 32 * kItems, kVecs = kItems * sizeof(T) / 16;
+  using Elements = LaneElements<T, kItems, kAligned>;
   constexpr unsigned kAll = 0xffffffffu;
   static_assert(32 % kItems == 0 || kItems == 32, "a lane's marks lie in one 32-bit word");
 #if __CUDA_ARCH__ >= 900
@@ -163,19 +162,16 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
   }
   // [end: range-bounds]
   // This lane's elements of the window at w0 (16-byte loads where they are all in the segments).
-  const auto load = [&](std::size_t w0, T(&x)[kItems]) {
+  const auto load = [&](std::size_t w0, Elements& x) {
     const std::size_t g = w0 + std::size_t{lane} * kItems, w1 = std::min(hi, w0 + kWindow);
     if (kAligned && g >= first && g + kItems <= w1) {
 #pragma unroll
-      for (unsigned u = 0; u < kVecs; ++u) {
-        const V v = load_vector<true>(reinterpret_cast<const V*>(in + g) + u);  // evict-first: read once
-#pragma unroll
-        for (unsigned j = 0; j < V::kCount; ++j) x[u * V::kCount + j] = v.e[j];
-      }
+      for (unsigned u = 0; u < kVecs; ++u)  // evict-first (__ldcs): read once
+        x.set_vector(u, __ldcs(reinterpret_cast<const uint4*>(in + g) + u));
     } else {
 #pragma unroll
       for (unsigned j = 0; j < kItems; ++j)
-        if (g + j >= first && g + j < w1) x[j] = in[g + j];
+        if (g + j >= first && g + j < w1) x.set(j, in[g + j]);
     }
   };
   // Staged loads: a whole window inside the range's elements (every window but those holding the
@@ -195,7 +191,7 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
   };
   // x := the window at w0, from `staged` once its copies have landed; every lane has read it
   // before the next window's copies are issued.
-  const auto fetch = [&](std::size_t w0, T(&x)[kItems]) {
+  const auto fetch = [&](std::size_t w0, Elements& x) {
     if constexpr (kStaged) {
       if (!staged_window(w0)) {
         load(w0, x);
@@ -204,17 +200,11 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
       copies_wait_all();
       __syncwarp();
 #pragma unroll
-      for (unsigned u = 0; u < kVecs; ++u) {
-        const uint4 w = staged.slot[Staged::of(lane * kVecs + u)];
-        V v;
-        memcpy(&v, &w, sizeof v);
-#pragma unroll
-        for (unsigned j = 0; j < V::kCount; ++j) x[u * V::kCount + j] = v.e[j];
-      }
+      for (unsigned u = 0; u < kVecs; ++u) x.set_vector(u, staged.slot[Staged::of(lane * kVecs + u)]);
       __syncwarp();
     }
   };
-  T x[kItems] = {};
+  Elements x{};
   if constexpr (kStaged)
     stage(lo);  // in flight while the warp looks for its first segment
   else
@@ -317,7 +307,7 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
     };
     // 2. Walk. With no end in the window, every lane adds its elements to its own partial.
     if (cursor == closes_from) {
-      const auto add = [&](unsigned j) { own = Op::combine(own, Op::load(x[j], g + j)); };
+      const auto add = [&](unsigned j) { own = Op::combine(own, Op::load(x.get(j), g + j)); };
       if (full)
         each_element(std::false_type{}, add);
       else
@@ -338,7 +328,7 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
     // the partial of the segment still open.
     Acc acc = Op::identity();
     const auto add_and_close = [&](unsigned j) {
-      acc = Op::combine(acc, Op::load(x[j], g + j));
+      acc = Op::combine(acc, Op::load(x.get(j), g + j));
       if (bits >> j & 1u) {
         marks.partials.put(j, lane, acc, g);
         acc = Op::identity();

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 #include "12_segmented/reduce.cuh"
 
@@ -168,6 +169,41 @@ struct WindowMarks {
   unsigned ends[kItems];                 // bit p of the window: a segment ends with element w0 + p
   ClosedPartials<Op, kItems> partials;   // what each lane put aside at each mark
   typename Op::Acc before[32];           // lane l: the elements of lanes < l (and the carry) in its first segment
+};
+
+// A lane's kItems elements of a window, held as the 32-bit words its 16-byte loads bring: an
+// element is taken out of its word where the walk adds it. Held as kItems separate 16-bit
+// registers, a half or bfloat16 vector is unpacked right after its load, and that unpacking waits
+// for the data: the next window's loads, issued after the walk, would not fly during the rest of
+// the window (the scan and the writing pass), and the elements would take twice the registers.
+// An input off a 16-byte boundary is loaded an element at a time (kWords false): there each
+// element keeps a register of its own, since merging it into a word would wait for its load.
+template <class T, unsigned kItems, bool kWords = true>
+struct LaneElements {
+  static_assert(sizeof(T) == 2 || sizeof(T) == 4, "32-bit words of one or two elements");
+  static constexpr unsigned kPerWord = 4 / sizeof(T);
+  unsigned w[kItems / kPerWord];
+  __device__ __forceinline__ void set_vector(unsigned u, uint4 v) {
+    w[4 * u] = v.x, w[4 * u + 1] = v.y, w[4 * u + 2] = v.z, w[4 * u + 3] = v.w;
+  }
+  __device__ __forceinline__ T get(unsigned j) const {
+    T e[kPerWord];
+    memcpy(e, &w[j / kPerWord], 4);
+    return e[j % kPerWord];
+  }
+  __device__ __forceinline__ void set(unsigned j, T value) {
+    T e[kPerWord];
+    memcpy(e, &w[j / kPerWord], 4);
+    e[j % kPerWord] = value;
+    memcpy(&w[j / kPerWord], e, 4);
+  }
+};
+template <class T, unsigned kItems>
+struct LaneElements<T, kItems, false> {
+  T e[kItems];
+  __device__ __forceinline__ void set_vector(unsigned u, uint4 v) { memcpy(&e[u * (16 / sizeof(T))], &v, 16); }
+  __device__ __forceinline__ T get(unsigned j) const { return e[j]; }
+  __device__ __forceinline__ void set(unsigned j, T value) { e[j] = value; }
 };
 
 // A window's elements as cp.async copies them (SegmentTuning::kStagedLoads). The copies take

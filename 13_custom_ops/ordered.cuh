@@ -263,7 +263,7 @@ void launch_ordered(const Call& c) {
   red::check_scratch("13_custom_ops", c.scratch, c.scratch_bytes, ordered_scratch_bytes<Op, Policy>(c.n));
   if (c.n == 0) return red::launch_store_identity<Op>(c.output, c.stream);
   using Source = OrderedSource<Op, Policy>;
-  const Source src{static_cast<const typename Op::In*>(c.input)};
+  const Source src{static_cast<const typename Op::In*>(c.input), c.n};
   if (!src.element_aligned()) throw std::invalid_argument("13_custom_ops: input not aligned to its element type");
   const OrderedScratch<Op> s(c.scratch, ordered_max_blocks<Op, Policy>());
   reduce_ordered<Op, Policy, Source><<<ordered_blocks<Op, Policy>(c.n), kBlock, ordered_shared_bytes<Op, Policy>(), c.stream>>>(

@@ -105,14 +105,22 @@ int main(int argc, char** argv) {
                                 &bench::suite::cub_sum_other_types()})
         bench::register_chapter(*ch, at);
     }
+  // Misaligned starts: the sums of 2^28 u8 and f16 placed 1 to 3 elements past a 16-byte
+  // boundary, for 07, 10 and CUB (which takes f16 only), each to set beside its aligned row above.
+  for (DType t : {DType::u8, DType::f16})
+    for (std::size_t offset : {1, 2, 3}) {
+      const std::vector<bench::Case> at = {{Op::sum, t, std::size_t{1} << 28, offset}};
+      for (const Chapter* ch : {&bench::suite::chapter_07(), &bench::suite::chapter_10(), &bench::suite::chapter_09()})
+        bench::register_chapter(*ch, at);
+    }
   // The exercises' solutions, each on the cases its README reports.
   for (const auto& group : {bench::suite::classic_steps(), bench::suite::solutions_04_to_06(),
                             bench::suite::solutions_07_08()})
     for (const auto& r : group) bench::register_chapter(*r.chapter, r.cases);
 
-  // Chapter 11: many reductions at once, B x L = 2^26 as rows and columns.
+  // Chapter 11: many reductions at once, 256 MiB as rows and columns (B x L = 2^26 f32, 2^27 f16).
   bench::suite::register_batched();
-  // Chapter 12: 2^26 elements in segments of uniform and heavy-tailed lengths.
+  // Chapter 12: 256 MiB (2^26 f32, 2^27 f16) in segments of uniform and heavy-tailed lengths.
   bench::suite::register_segmented();
   // Chapter 13: its operators at 1 GiB, with CUB on the same functors.
   bench::suite::register_custom_ops();

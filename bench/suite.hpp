@@ -45,6 +45,10 @@ const Chapter& chapter_10();
 // tile (07's rule), grid.sync() in a cooperative launch instead of the ticket, the block's tree
 // with cooperative groups, programmatic dependent launch, and both (the kernel 13 runs)
 std::vector<const Chapter*> variants_10();
+// The elements of chapters 11 and 12's cases: the same 256 MiB for every type (2^26 f32, 2^27
+// f16). At equal elements a 16-bit call would read half the bytes, and its fixed costs (the launch,
+// the last wave, the combine of partials) would weigh twice as much in its GB/s.
+inline std::size_t batched_elements(DType t) { return (std::size_t{1} << 28) / size_of(t); }
 // suite_11.cu: chapter 11's batched shapes (rows, columns) with their strategies and
 // cub::DeviceSegmentedReduce, registered with register_timed
 void register_batched();

@@ -19,8 +19,6 @@ namespace red::bench::suite {
 
 namespace {
 
-constexpr std::size_t kElements = std::size_t{1} << 26;
-
 struct Kernel {
   std::string name;  // benchmark kernel name
   std::string variant_of;
@@ -126,8 +124,8 @@ void register_batched() {
 
   for (DType t : {DType::f32, DType::f16}) {
     std::vector<std::pair<std::size_t, std::size_t>> shapes;  // (B, L)
-    for (std::size_t l : {8, 32, 128, 1024, 8192, 65536}) shapes.push_back({kElements / l, l});
-    shapes.push_back({64, std::size_t{1} << 20});
+    for (std::size_t l : {8, 32, 128, 1024, 8192, 65536}) shapes.push_back({batched_elements(t) / l, l});
+    shapes.push_back({batched_elements(t) >> 20, std::size_t{1} << 20});  // 64 rows of f32
     for (Op op : {Op::sum, Op::max, Op::argmax}) {
       if (t != DType::f32 && op != Op::sum) continue;
       for (auto [b, l] : shapes) {

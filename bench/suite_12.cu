@@ -18,7 +18,6 @@ namespace red::bench::suite {
 
 namespace {
 
-constexpr std::size_t kElements = std::size_t{1} << 26;
 constexpr int kSegmentsLayout = 3;  // results/plot.py's LAYOUTS: flat, rows, columns, segments
 
 struct Kernel {
@@ -104,8 +103,8 @@ void register_segmented() {
       if (t != DType::f32 && op != Op::sum) continue;
       for (std::size_t mean : {32, 1024})
         for (bool heavy : {false, true}) {
-          const std::vector<std::int64_t> o = ch12::make_offsets(
-              kElements / mean, mean, heavy ? ch12::SegmentDist::heavy : ch12::SegmentDist::uniform, 0x5E6 + mean);
+          const auto dist = heavy ? ch12::SegmentDist::heavy : ch12::SegmentDist::uniform;
+          const std::vector<std::int64_t> o = ch12::make_offsets(batched_elements(t) / mean, mean, dist, 0x5E6 + mean);
           register_case(op, t, o, heavy, balanced);
           register_case(op, t, o, heavy, teaching);
           if (op != Op::argmax) register_case(op, t, o, heavy, cub);

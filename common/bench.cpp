@@ -31,6 +31,7 @@ const DeviceInfo& device() {
 struct CachedInput {
   DType dtype;
   std::size_t n;
+  std::size_t offset;  // of dev, in elements past an aligned allocation
   HostArray host, host2;  // host2: the second vector of a dot product
   DeviceInput dev, dev2;
   std::map<Op, Reference> references;
@@ -40,7 +41,7 @@ std::unique_ptr<CachedInput>& cache() {
   return c;
 }
 
-CachedInput& input_for(DType t, std::size_t n) {
+CachedInput& input_for(DType t, std::size_t n, std::size_t offset) {
   auto& c = cache();
   if (!c || c->dtype != t || c->n != n) {
     c.reset();  // free the previous input first: large inputs do not fit twice
@@ -50,8 +51,13 @@ CachedInput& input_for(DType t, std::size_t n) {
     // uniform data: a sum of n such values never overflows. Values may repeat (ties in max and
     // argmax); the chapters and the reference break them alike, by the smallest index.
     fresh->host = generate(t, n, Dist::uniform, 0xBE4C4 + n);
-    fresh->dev = upload(fresh->host);
+    fresh->offset = offset;
+    fresh->dev = upload(fresh->host, offset);
     c = std::move(fresh);
+  } else if (c->offset != offset) {  // the same data at another address: the references still hold
+    c->dev = DeviceInput{};
+    c->offset = offset;
+    c->dev = upload(c->host, offset);
   }
   return *c;
 }
@@ -164,7 +170,7 @@ std::string why_wrong(const Chapter& ch, const Case& c, CachedInput& in, const R
 void run_case(benchmark::State& state, const Chapter& ch, Case c, const std::string& label) {
   announce(label);
   const DeviceInfo& dev = device();
-  CachedInput& in = input_for(c.dtype, c.n);
+  CachedInput& in = input_for(c.dtype, c.n, c.offset);
   if (c.op == Op::dot && in.host2.n != c.n) {
     in.host2 = generate(c.dtype, c.n, Dist::uniform, 0xD07 + c.n);
     in.dev2 = upload(in.host2);
@@ -213,8 +219,14 @@ void run_case(benchmark::State& state, const Chapter& ch, Case c, const std::str
   state.SetBytesProcessed(static_cast<std::int64_t>(bytes));
   set_counters(state, t, static_cast<double>(c.n), bytes, gbps, 100.0 * gbps / dev.dram_gbps, resident,
                cfg.repetitions);
-  // What the kernel is, beside its name (chapter.hpp, BenchInfo).
-  if (!ch.bench_info.variant_of.empty()) state.SetLabel("variant of " + ch.bench_info.variant_of);
+  // What the kernel is, beside its name (chapter.hpp, BenchInfo); a misaligned start is a variant
+  // of the kernel that reads it.
+  if (c.offset > 0) {
+    state.SetLabel("variant of " + ch.kernel_name(c.op, c.dtype));
+    state.counters["param_offset"] = static_cast<double>(c.offset);
+  } else if (!ch.bench_info.variant_of.empty()) {
+    state.SetLabel("variant of " + ch.bench_info.variant_of);
+  }
   for (const auto& [key, value] : ch.bench_info.params) state.counters["param_" + key] = value;
 }
 
@@ -224,8 +236,10 @@ void register_chapter(const Chapter& ch, const std::vector<Case>& cases) {
   static std::set<std::string> registered;  // a case asked for twice (two groups of rows meet) runs once
   for (const Case& c : cases) {
     if (!ch.supports(c.op, c.dtype)) continue;
-    std::string label = ch.name + "/" + ch.kernel_name(c.op, c.dtype) + "/" + std::string(name(c.op)) + "/" +
-                        std::string(name(c.dtype)) + "/" + std::to_string(c.n);
+    const std::string kernel =
+        ch.kernel_name(c.op, c.dtype) + (c.offset > 0 ? "_offset" + std::to_string(c.offset) : std::string());
+    std::string label = ch.name + "/" + kernel + "/" + std::string(name(c.op)) + "/" + std::string(name(c.dtype)) +
+                        "/" + std::to_string(c.n);
     if (!registered.insert(label).second) continue;
     // The progress weight: the bytes the case reads, plus a fixed 256 MB for its setup (input
     // generation, the reference, warm-up), so that many small cases are not counted as free.

@@ -20,6 +20,9 @@ struct Case {
   Op op;
   DType dtype;
   std::size_t n;
+  // Elements past a 16-byte boundary where the input starts. A case with an offset is named after
+  // its kernel with "_offsetK" added, labelled a variant of it, and carries the counter param_offset.
+  std::size_t offset = 0;
 };
 
 // Registers `ch` for each case. Benchmark names are "<chapter>/<kernel>/<op>/<dtype>/<n>"; counters:

@@ -399,7 +399,7 @@ void check_misaligned_starts(const Chapter& ch) {
   for (const OpDType& p : cases) {
     if (!ch.supports(p.op, p.dtype)) continue;
     for (std::size_t offset = 1; offset <= 7; ++offset)
-      for (std::size_t n : {std::size_t{3}, std::size_t{100'003}}) {
+      for (std::size_t n : {std::size_t{3}, std::size_t{37}, std::size_t{100'003}}) {  // 37 bytes: a head, a vector, a tail
         const HostArray a = generate(p.dtype, n, Dist::normal, fresh_seed());
         const HostArray b = p.op == Op::dot ? generate(p.dtype, n, Dist::normal, fresh_seed()) : HostArray{};
         run_checked(ch, p.op, a, offset, p.op == Op::dot ? &b : nullptr);

@@ -32,10 +32,14 @@ def fail(message):
 
 def functions(binary):
     """{demangled name: Counter of opcodes} for every function in the binary's sm_XX SASS."""
-    for tool in ("cuobjdump", "c++filt"):
+    # cuobjdump disassembles through nvdisasm, which it looks for on PATH.
+    for tool in ("cuobjdump", "nvdisasm", "c++filt"):
         if not shutil.which(tool):
-            fail(f"{tool} not found (cuobjdump comes with the CUDA toolkit, c++filt with binutils)")
-    sass = subprocess.run(["cuobjdump", "-sass", binary], check=True, capture_output=True, text=True).stdout
+            fail(f"{tool} not found (cuobjdump and nvdisasm come with the CUDA toolkit, c++filt with binutils)")
+    run = subprocess.run(["cuobjdump", "-sass", binary], capture_output=True, text=True)
+    if run.returncode != 0:
+        fail(f"cuobjdump failed on {binary}:\n{run.stderr}")
+    sass = run.stdout
     out, name = {}, None
     for line in sass.splitlines():
         if "Function :" in line:

@@ -39,3 +39,14 @@ if ! python3 -c "import matplotlib" 2>/dev/null; then
   echo "setup: installing the Python packages of requirements.txt"
   python3 -m pip install -q -r requirements.txt || python3 -m pip install -q --break-system-packages -r requirements.txt
 fi
+
+# cuobjdump and nvdisasm (the CUDA Toolkit's SASS readers) for the test sass_loads; a toolkit
+# installed without them gets NVIDIA's wheels of them. Without them, that test is skipped.
+for tool in cuobjdump nvdisasm; do
+  if ! command -v "$tool" >/dev/null && [[ ! -x /usr/local/cuda/bin/$tool ]] &&
+    ! python3 -c "import glob, sysconfig, sys; sys.exit(not glob.glob(sysconfig.get_paths()['purelib'] + '/nvidia/cu*/bin/$tool'))" 2>/dev/null; then
+    echo "setup: installing $tool (pip: nvidia-cuda-$tool)"
+    python3 -m pip install -q "nvidia-cuda-$tool" || python3 -m pip install -q --break-system-packages "nvidia-cuda-$tool" ||
+      echo "setup: $tool not installed; the test sass_loads will be skipped" >&2
+  fi
+done

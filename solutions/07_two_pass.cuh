@@ -128,7 +128,7 @@ std::size_t scratch_bytes(std::size_t) {
 template <class Op>
 void launch(const red::ReduceCall& c) {
   if (c.n == 0) return red::launch_store_identity<Op>(c.output, c.stream);
-  const SourceOf<Op> src{static_cast<const typename Op::In*>(c.input)};
+  const SourceOf<Op> src{static_cast<const typename Op::In*>(c.input), c.n};
   if (!src.element_aligned()) throw std::invalid_argument("solution_07: input not aligned to its element type");
   const TicketScratch<typename Op::Acc> s(c.scratch, max_blocks<Op>());
   const unsigned blocks = ch07::pass1_blocks<Op, Policy, SourceOf<Op>>(c.n);  // 07's grid, so 07's bits

@@ -1,7 +1,8 @@
 // 11_batched_grid_tuning: how the rows' and the columns' kernels hand their work to blocks, each
 // choice against its alternative, timed side by side in one process.
 //
-// The shapes are the benchmark's: f32 sum over B x L = 2^26 elements (and f16 columns).
+// The shapes are the benchmark's: f32 sum over B x L = 2^26 elements, and f16 columns over the
+// same 256 MiB (2^27 elements).
 //  - Rows (the tuned launcher's kernel for each L: rows_aligned with its group of lanes, vectors a
 //    lane and rows a trip): a block for every kRows trips of its groups, as many waves as that
 //    takes (the tuned choice), against one wave of blocks that stride over the rows; and at L = 8,
@@ -47,6 +48,7 @@ namespace {
 
 using Op = red::Sum<float>;
 constexpr std::size_t kTotal = std::size_t{1} << 26;
+constexpr std::size_t kTotal16 = kTotal * 2;  // the f16 shapes: the same bytes
 
 struct Row {
   std::string shape, variant;
@@ -65,13 +67,13 @@ struct Bench {
   // variants lay their counters and partials out differently, and one's partials must not be
   // taken for the next one's counters (a new plan's counters start at zero, as `prepare` makes them).
   void time(const std::string& shape, const std::string& variant, std::size_t outputs, float expect,
-            const std::function<void()>& f, std::size_t element_bytes = 4) {
+            const std::function<void()>& f, std::size_t input_bytes = kTotal * 4) {
     out.fill(0xFF, stream.get());
     scratch.fill(0, stream.get());
     red::TimingConfig cfg;
     cfg.scrubber = &scrubber;
     const red::Timing t = red::time_on_stream(f, stream.get(), cfg);
-    rows.push_back({shape, variant, (kTotal * double(element_bytes) + outputs * 4.0) / t.median_us / 1e3});
+    rows.push_back({shape, variant, (double(input_bytes) + outputs * 4.0) / t.median_us / 1e3});
     std::vector<float> got(outputs);
     out.download(got.data(), outputs * 4);
     for (std::size_t i = 0; i < outputs; ++i)
@@ -281,14 +283,14 @@ void columns_occupancy_case(Bench& b, const float* in, std::size_t L, red::Devic
          });
 }
 
-// f16 columns of a [2^26 / L, L] matrix with kTrip rows in flight a thread, planned as the launcher
+// f16 columns of a [2^27 / L, L] matrix with kTrip rows in flight a thread, planned as the launcher
 // plans its own kernel (the width, the depth and one wave of chunks of interleaved tiles): the
 // tuned number of rows in flight for 16-bit inputs against the other.
 template <unsigned kTrip>
 void columns_f16_case(Bench& b, const __half* in, std::size_t L, red::DeviceBuffer& scratch) {
   using Op16 = red::Sum<__half>;
   constexpr unsigned kTuned = ch11::kColumnUnroll<true, __half, float>;
-  const std::size_t rows = kTotal / L;
+  const std::size_t rows = kTotal16 / L;
   if (rows < ch11::kFewRows) throw std::logic_error("grid_tuning: the f16 shapes have many rows");
   const auto kernel = ch11::columns_tiled<Op16, __half, true, kTrip>;
   const std::size_t shared = ch11::columns_tree_bytes<float>(8);
@@ -304,7 +306,7 @@ void columns_f16_case(Bench& b, const __half* in, std::size_t L, red::DeviceBuff
            kernel<<<dim3(static_cast<unsigned>(blocks_x), split), ch11::kColumnBlock, shared, b.stream.get()>>>(
                in, rows, L, L, across, b.out.get(), at.tickets, at.partials);
          },
-         2);
+         kTotal16 * 2);
 }
 
 // The tuned kernel on strips `across` vectors wide (8: 128 bytes of each row, a whole line; 32:
@@ -434,8 +436,8 @@ int run() {
       if (across != plan_for(matrix(ch11::Layout::columns, L), x).across) columns_narrow_case(b, x, L, across, scratch);
   for (std::size_t L : {std::size_t{8}, std::size_t{32}, std::size_t{128}, std::size_t{1024}, std::size_t{8192}})
     for (std::size_t tiles : {std::size_t{0}, std::size_t{2}, std::size_t{8}}) columns_two_launch_case(b, x, L, tiles, scratch);
-  const std::vector<std::uint16_t> ones_f16(kTotal, 0x3C00);  // 1.0 in binary16
-  in.upload(ones_f16.data(), kTotal * 2);
+  const std::vector<std::uint16_t> ones_f16(kTotal16, 0x3C00);  // 1.0 in binary16
+  in.upload(ones_f16.data(), kTotal16 * 2);
   const auto* h = static_cast<const __half*>(in.get());
   constexpr unsigned kTuned = ch11::kColumnUnroll<true, __half, float>;
   for (std::size_t L : {std::size_t{8}, std::size_t{32}, std::size_t{128}, std::size_t{1024}, std::size_t{8192},
@@ -443,7 +445,7 @@ int run() {
     columns_f16_case<kTuned>(b, h, L, scratch);
     columns_f16_case<kTuned == 4 ? 8 : 4>(b, h, L, scratch);
   }
-  std::printf("# How the rows' and the columns' kernels hand their work to blocks: f32 sum (and f16 columns), B x L = 2^26, GB/s\n\n");
+  std::printf("# How the rows' and the columns' kernels hand their work to blocks: f32 sum, B x L = 2^26 (and f16 columns, B x L = 2^27), GB/s\n\n");
   std::printf("Device: %s. Steady state, cold (common/timing.hpp), the input read once plus the results written.\n\n",
               dev.name.c_str());
   std::printf("| shape | variant | GB/s |\n|---|---|---:|\n");

@@ -1,6 +1,6 @@
 // What chapter 12's segment experiments (segment_tuning.cu, segment_timeline.cu) share: the
-// benchmark's four segment shapes (sums, 2^26 / mean segments of mean length 32 and 1024,
-// lengths uniform or heavy-tailed), each one's input built on the device, and the header of a
+// benchmark's four segment shapes (sums of 256 MiB of elements, 2^26 f32 or 2^27 f16, in segments
+// of mean length 32 and 1024, lengths uniform or heavy-tailed), each one's input built on the device, and the header of a
 // table with a column a shape.
 #pragma once
 
@@ -35,7 +35,7 @@ struct SegmentInput {
   red::DeviceBuffer offsets_device, out;
 
   explicit SegmentInput(const ExperimentShape& shape, red::DType dtype = red::DType::f32)
-      : offsets(make_offsets((std::size_t{1} << 26) / shape.mean, shape.mean, shape.dist, 11)),
+      : offsets(make_offsets((std::size_t{1} << 28) / red::size_of(dtype) / shape.mean, shape.mean, shape.dist, 11)),
         segments(offsets.size() - 1),
         n(static_cast<std::size_t>(offsets.back())),
         host(red::generate(dtype, n, red::Dist::normal, 12)),

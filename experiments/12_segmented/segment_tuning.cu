@@ -6,7 +6,7 @@
 //
 // The shapes are the benchmark's (f32 sum, 2^26 / mean segments of mean length 32 and 1024,
 // lengths uniform or heavy-tailed); a second table times the choices that depend on the element's
-// size on f16 sums of the same shapes. Every variant runs through the tuned kernel's own plan and
+// size on f16 sums of the same bytes (2^27 / mean segments). Every variant runs through the tuned kernel's own plan and
 // launch (plan_balanced_tuned and launch_balanced_tuned in 12_segmented/variants.cuh: ranges for
 // one wave of blocks at the variant's occupancy, or for the waves it asks for) and is timed as the
 // benchmark times a call (common/timing.hpp, the steady state, cold). Each changes the order of
@@ -161,7 +161,7 @@ int run() {
               dev.name.c_str());
   std::printf("**f32**\n\n");
   bool agree = table(variants, red::DType::f32, scrubber, stream);
-  std::printf("\n**f16**: the same elements in half the bytes\n\n");
+  std::printf("\n**f16**: the same bytes, twice the elements\n\n");
   agree &= table(variants_f16, red::DType::f16, scrubber, stream);
   return agree ? 0 : 1;
 }

@@ -165,11 +165,4 @@ __device__ void store_result(void* out, std::size_t i, const typename Op::Acc& a
     static_cast<float*>(out)[i] = static_cast<float>(a);
 }
 
-// The GPU's global timer, in nanoseconds (the timeline experiments' stamps).
-__device__ __forceinline__ unsigned long long global_timer() {
-  unsigned long long now;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-  return now;
-}
-
 }  // namespace ch11

@@ -16,6 +16,13 @@
 
 namespace ch11 {
 
+// The GPU's global timer, in nanoseconds: the stamps the experiments' kernels write.
+__device__ __forceinline__ unsigned long long global_timer() {
+  unsigned long long now;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  return now;
+}
+
 // The q-quantile of v (nearest rank, common/timing.hpp).
 inline double quantile(std::vector<double> v, double q) {
   std::sort(v.begin(), v.end());

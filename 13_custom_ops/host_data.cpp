@@ -114,9 +114,18 @@ std::vector<float> generate_exact_factors(std::size_t n, std::uint64_t seed, dou
   return x;
 }
 
+std::size_t exact_squares_spacing(std::size_t n) {
+  // At most kMost nonzero elements, each square at most 9: their total stays below 2^24. 4099 (odd,
+  // off every power-of-two tile) up to n = 4099 kMost, about 7.6 x 10^9; then ceil(n / kMost),
+  // made odd, which leaves ceil(n / spacing) <= kMost.
+  constexpr std::size_t kMost = ((std::size_t{1} << 24) - 1) / 9;
+  return std::max<std::size_t>(4099, ((n + kMost - 1) / kMost) | 1);
+}
+
 std::vector<float> generate_exact_squares(std::size_t n) {
   std::vector<float> x(n, 0.0f);
-  for (std::size_t i = 0; i < n; i += 4099) x[i] = static_cast<float>(1 + i % 3);
+  const std::size_t spacing = exact_squares_spacing(n);
+  for (std::size_t i = 0; i < n; i += spacing) x[i] = static_cast<float>(1 + i % 3);
   return x;
 }
 

@@ -33,8 +33,11 @@ std::vector<std::uint8_t> generate_bytes(bool all, const std::string& at, std::s
 // that every partial product, in any order, is +-2^k with -40 <= k <= 64, exact in float; the
 // product is returned in `product`.
 std::vector<float> generate_exact_factors(std::size_t n, std::uint64_t seed, double& product);
-// Squares: small integers (1 to 3) at one element in 4099, zeros elsewhere: every partial sum of
-// their squares is an integer below 2^24 for any n up to 2^31, exact in float.
+// Squares: small integers (1 to 3) at every exact_squares_spacing(n)-th element, zeros elsewhere.
+// The spacing grows with n so that there are never more than (2^24 - 1) / 9 nonzero elements: the
+// sum of their squares, and so every partial sum in any order, is an integer below 2^24, exact in
+// float, at every n the program accepts (up to 2^36 and beyond).
+std::size_t exact_squares_spacing(std::size_t n);
 std::vector<float> generate_exact_squares(std::size_t n);
 // Affine steps x -> a x + b with a = +-1 and b in {-1, 0, 1}: every partial composition is a pair
 // of integers far below 2^24, exact in float, while the order of the steps still matters.

@@ -5,16 +5,12 @@
 // below the float bounds it checks. The bounds, with eps = 2^-23 (float's machine epsilon) and
 // `depth` the longest chain of combines an element goes through (depth(), below):
 //   argmin, min/max, any/all       exact
-//   sum of logs (LogProduct)       |ln|p| error| <= (depth + 3) eps sum |ln|x_i|| + n 2^-22 ln 2
-//                                  (a sum's bound, common/reference.hpp, plus each term's rounding
-//                                  and __log2f's 2^-22 on the mantissa, CUDA Math API)
-//   mantissa/exponent, product     relative error <= gamma_(n-1) = (n - 1) u / (1 - (n - 1) u),
-//                                  u = 2^-24 (Higham, "Accuracy and Stability of Numerical
-//                                  Algorithms", 2nd ed., Lemma 3.1 and section 3.1). Not the
-//                                  depth: each of the n - 1 multiplications rounds the running
-//                                  product, and every rounding reaches the result, whatever the
-//                                  tree. From n - 1 = 2^23 on, gamma is 1 or more: no bound is left
-//                                  (Verdict::bounded false), and only the exact-data gate judges.
+//   the three products             checks.hpp: gamma_(n-1) = (n - 1) u / (1 - (n - 1) u) with
+//                                  u = 2^-24 for the float product and u = 2^-53 for the
+//                                  mantissa/exponent one (its mantissa is a double); the sum of
+//                                  logs (depth + 3) eps sum |ln|x_i|| + n 2^-22 ln 2. A product's
+//                                  bound of 10^-4 or more judges nothing: "unbounded: not checked"
+//                                  (Verdict::bounded false), and the exact-data gate still runs.
 //   log-sum-exp (online)           |error| <= (3 depth + 6 + 104) eps + eps |lse|: a thread's
 //                                  terms come from __expf, within 2 + 1.16 |y| ulp of exp(y) (CUDA
 //                                  Math API), at most 104 ulp for the y >= -88 that matter; each
@@ -49,6 +45,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "13_custom_ops/checks.hpp"  // Verdict, within, the products' checks
 #include "13_custom_ops/host_data.hpp"
 #include "13_custom_ops/ordered.cuh"  // the order-keeping kernel, and reduce.cuh
 #include "13_custom_ops/votes.cuh"
@@ -57,9 +54,6 @@
 #include "reference.hpp"  // red::RawResult
 
 namespace ch13 {
-
-constexpr double kEps = 1.0 / (1 << 23);           // float's machine epsilon
-constexpr double kUnitRoundoff = 1.0 / (1 << 24);  // u: round to nearest errs by at most half of eps
 
 // Which kernel a call goes through.
 enum class Kernel { reordering, ordered, votes, votes_early_exit };
@@ -97,8 +91,6 @@ std::size_t depth(Kernel k, std::size_t n) {
 }
 
 // ---- a call on the device ------------------------------------------------------------------------
-
-using red::RawResult;  // the 16 result bytes as they came back
 
 template <class Op>
 std::size_t scratch_for(Kernel k, std::size_t n) {
@@ -174,68 +166,14 @@ DeviceRun run_on_device(Kernel k, const typename Op::In* host, std::size_t n, st
   return r;
 }
 
-template <class T>
-T result_as(const RawResult& raw) {
-  static_assert(sizeof(T) <= red::kResultBytes);
-  T v;
-  std::memcpy(&v, raw.data(), sizeof(T));
-  return v;
-}
-
-// ---- checks ------------------------------------------------------------------------------------------
-//
-// Against the float64 references of host_data.hpp (computed on every core).
-
-inline bool both_nan(double a, double b) { return std::isnan(a) && std::isnan(b); }
-
-// The outcome of a check: the error, its bound, and the verdict with the reason. `bounded` false:
-// no bound below the value itself exists at this n (the products from n = 2^23 + 1 on), so the
-// error is reported and not judged; `passed` is then false and the exact-data gate decides.
-// `result`: the result as JSON numbers (json_report.hpp). `got` and `want`: the number the error
-// is taken of and its float64 value, where the check is of one number (NaN otherwise), so that a
-// report can set the true value beside the result. `lost`: the result has no correct digit (a
-// product off by a factor of 2 or more, a variance off by the whole variance): it fails whatever
-// its bound or the exact-data gate says.
-struct Verdict {
-  bool passed = false;
-  bool bounded = true;
-  bool lost = false;
-  double error = 0, bound = 0;
-  double got = std::numeric_limits<double>::quiet_NaN(), want = std::numeric_limits<double>::quiet_NaN();
-  std::string why;
-  red::Json result;
-};
-inline Verdict within(double got, double want, double bound, const std::string& what) {
-  Verdict v;
-  v.bound = bound;
-  v.got = got;
-  v.want = want;
-  if (both_nan(got, want) || (std::isinf(want) && got == want)) {
-    v.passed = true;
-    return v;
-  }
-  v.error = std::fabs(got - want);
-  v.passed = v.error <= bound;
-  if (!v.passed)
-    v.why = what + ": got " + std::to_string(got) + ", want " + std::to_string(want) + ", error " + std::to_string(v.error) +
-            " above the bound " + std::to_string(bound);
-  return v;
-}
-
 // ---- every operator's check, for the tests and the program alike -------------------------------------
 //
 // verdict_of<Op>(k, x, n, result): the result of kernel k on x[0, n) against its reference and bound.
-// `shown` gets the result as a reader would print it. Exact operators pass only when equal.
+// `shown` gets the result as a reader would print it. Exact operators pass only when equal. The
+// references are host_data.hpp's float64 ones (computed on every core); Verdict is checks.hpp's.
 
 template <class Op>
 struct Checker;
-
-inline Verdict exact(bool equal, const std::string& what) {
-  Verdict v;
-  v.passed = equal;
-  if (!equal) v.why = what;
-  return v;
-}
 
 template <class T>
 struct Checker<ArgMin<T>> {
@@ -259,109 +197,25 @@ struct Checker<MinMax<T>> {
                  "minmax: got " + shown + ", want [" + std::to_string(want.lo) + ", " + std::to_string(want.hi) + "]");
   }
 };
-// A product's relative bound, gamma_(n-1) (the header above): +inf where none is left below 1.
-inline double product_gamma(std::size_t n) {
-  const double k = n > 1 ? static_cast<double>(n - 1) * kUnitRoundoff : 0.0;
-  return k < 0.5 ? k / (1 - k) : std::numeric_limits<double>::infinity();
-}
-// What the host's own double arithmetic adds to a product's check: the reference is exp of a
-// compensated sum of logs, and the scaled result's ln(m) + e ln 2 is evaluated in double, each
-// within a few units of 2^-53 of the terms' magnitudes (at n = 1 the bound is otherwise 0).
-inline double product_slack(const ProductReference& want, double ln_result = 0) {
-  return 16 * std::ldexp(1.0, -53) * (want.abs_log_sum + std::fabs(want.log_abs) + std::fabs(ln_result) + 1);
-}
-// A verdict whose bound is gone (gamma_(n-1) >= 1): the error stands, unjudged.
-inline Verdict unbounded(double error, const std::string& what) {
-  Verdict v;
-  v.bounded = false;
-  v.error = error;
-  v.bound = std::numeric_limits<double>::infinity();
-  v.why = what + ": no bound below 100 % at this n ((n - 1) u >= 1/2); the exact-data gate judges";
-  return v;
-}
-
-// A product off by a factor of 2 or more, |ln(got / p)| >= ln 2, has no correct binary digit. Where
-// the answer is also read as a logarithm (the log and scaled forms, ln_p = ln|p|), it is lost only
-// if ln|p| has none either, |ln(got / p)| >= |ln p|: ln|p| = 4.2 x 10^7 off by 7 keeps six digits.
-// A lost result fails whatever its bound (which for the log form grows with n and admits 2^28
-// factors near one off by a factor of e^13) or, past the bound, the exact-data gate says.
-inline Verdict unless_lost(Verdict v, double ln_error, const std::string& what, double ln_p = 0) {
-  if (!(std::fabs(ln_error) >= std::log(2.0) && std::fabs(ln_error) >= std::fabs(ln_p))) return v;  // NaN: judged elsewhere
-  v.passed = false;
-  v.lost = true;
-  v.why = what + ": off by a factor of e^" + std::to_string(std::fabs(ln_error)) + ", the whole answer lost" +
-          (v.bounded ? " (the bound " + std::to_string(v.bound) + " is too loose to catch it)" : "");
-  return v;
-}
-
-// The plain product: within gamma_(n-1) of the product where float holds it; where the exact
-// product is outside float's range, the check fails (that is the trap, shown). Its error is
-// relative, |got - p| / |p|.
+// The products' checks are checks.hpp's, on the result's bytes.
 template <class T>
 struct Checker<Product<T>> {
   static Verdict check(Kernel, const T* x, std::size_t n, const RawResult& r, std::string& shown) {
-    const ProductReference want = product_reference(x, n);
-    const float got = result_as<float>(r);
-    shown = std::to_string(got);
-    if (want.nan) return exact(std::isnan(got), "product: want NaN");
-    if (want.sign == 0) return exact(got == 0.0f, "product: want 0, got " + shown);
-    // Outside float's range (past FLT_MAX, or below the smallest subnormal) no float result is right.
-    // The error stays relative, |got - p| / |p|: 1 for a result that underflowed to 0, inf for one
-    // that overflowed. p itself is a double (past double's range too: +-inf).
-    const double p = want.value();
-    const double relative = std::fabs(got - p) / std::fabs(p);
-    const auto beside = [&](Verdict v) {
-      v.got = got;
-      v.want = p;
-      return v;
-    };
-    if (want.log_abs > std::log(static_cast<double>(std::numeric_limits<float>::max())) ||
-        want.log_abs < std::log(static_cast<double>(std::numeric_limits<float>::denorm_min()))) {
-      Verdict v = exact(false, "product: |p| = e^" + std::to_string(want.log_abs) + " is outside float's range; got " + shown);
-      v.error = std::isnan(relative) ? std::numeric_limits<double>::infinity() : relative;
-      return beside(v);
-    }
-    const double gamma = product_gamma(n);
-    // got / p <= 0 (a zero or a wrong sign) is as lost as a factor of 2.
-    const double ln_error = got / p > 0 ? std::log(got / p) : std::numeric_limits<double>::infinity();
-    if (!std::isfinite(gamma)) return beside(unless_lost(unbounded(relative, "product"), ln_error, "product"));
-    Verdict v = within(relative, 0.0, gamma + product_slack(want), "product's relative error");
-    if (!v.passed) v.why = "product: got " + shown + ", want " + std::to_string(p) + ": " + v.why;
-    return beside(unless_lost(v, ln_error, "product"));
+    return check_product(x, n, r, shown);
   }
 };
 template <class T>
 struct Checker<LogProduct<T>> {
   static Verdict check(Kernel k, const T* x, std::size_t n, const RawResult& r, std::string& shown) {
-    const ProductReference want = product_reference(x, n);
-    const float log_abs = result_as<float>(r);
-    int sign = 0;
-    std::memcpy(&sign, r.data() + 4, 4);
-    shown = "sign " + std::to_string(sign) + ", ln|p| " + std::to_string(log_abs);
-    if (want.nan) return exact(std::isnan(log_abs), "log product: want NaN");
-    if (sign != want.sign) return exact(false, "log product: sign " + std::to_string(sign) + ", want " + std::to_string(want.sign));
-    const double bound = (depth<LogProduct<T>>(k, n) + 3) * kEps * want.abs_log_sum + n * std::ldexp(std::log(2.0), -22);
-    return unless_lost(within(log_abs, want.log_abs, bound, "ln|product|"), log_abs - want.log_abs, "log product",
-                       want.log_abs);
+    return check_log_product(x, n, depth<LogProduct<T>>(k, n), r, shown);
   }
 };
+// checks.hpp reads the mantissa at byte 0 and the exponent at byte 8.
+static_assert(sizeof(Scaled) == 16 && offsetof(Scaled, mantissa) == 0 && offsetof(Scaled, exponent) == 8);
 template <class T>
 struct Checker<ScaledProduct<T>> {
   static Verdict check(Kernel, const T* x, std::size_t n, const RawResult& r, std::string& shown) {
-    const ProductReference want = product_reference(x, n);
-    const Scaled got = result_as<Scaled>(r);
-    shown = std::to_string(got.mantissa) + " x 2^" + std::to_string(got.exponent);
-    if (want.nan) return exact(std::isnan(got.mantissa), "scaled product: want NaN");
-    if (want.sign == 0) return exact(got.mantissa == 0.0f, "scaled product: want 0");
-    if ((got.mantissa < 0) != (want.sign < 0)) return exact(false, "scaled product: wrong sign");
-    const double ln = std::log(std::fabs(static_cast<double>(got.mantissa))) + got.exponent * std::log(2.0);
-    // The mantissas round as the plain product does: |ln(1 + theta)| <= -ln(1 - gamma_(n-1)).
-    const double gamma = product_gamma(n);
-    if (!std::isfinite(gamma))
-      return unless_lost(unbounded(std::fabs(ln - want.log_abs), "ln|m 2^e|"), ln - want.log_abs, "scaled product",
-                         want.log_abs);
-    return unless_lost(within(ln, want.log_abs, -std::log1p(-gamma) + product_slack(want, ln), "ln|m 2^e|"),
-                       ln - want.log_abs, "scaled product", want.log_abs);
+    return check_scaled_product(x, n, r, shown);
   }
 };
 template <class Op>
@@ -475,7 +329,7 @@ struct ResultOf<LogProduct<T>> {  // ln|p| (float) at byte 0, the sign (int) at 
   }
 };
 template <class T>
-struct ResultOf<ScaledProduct<T>> {
+struct ResultOf<ScaledProduct<T>> {  // the mantissa (double) at byte 0, the exponent (int) at byte 8
   static constexpr std::size_t kBytes = sizeof(Scaled);
   static red::Json json(const RawResult& r) {
     const Scaled v = result_as<Scaled>(r);
@@ -529,8 +383,8 @@ Verdict verdict_of(Kernel k, const typename Op::In* x, std::size_t n, const RawR
 // Where an operator has inputs on which every order of combining is exact (host_data.hpp: powers
 // of two for the products, small integers for the sum of squares, unit steps for the affine
 // maps), the program runs kernel k on such an input of the same n and wants the result bit for
-// bit: a lost, doubled or misplaced element fails here whatever a bound allows, and where no bound
-// is left (the products' gamma_(n-1) >= 1) this is the only judge. ExactGate<Op>::kExists is false
+// bit: a lost, doubled or misplaced element fails here whatever a bound allows, and where a
+// product's bound is too loose to judge (checks.hpp), this is the check that still runs. ExactGate<Op>::kExists is false
 // for the other operators.
 
 struct GateOutcome {
@@ -573,7 +427,7 @@ struct ExactGate<ScaledProduct<T>> {
   static GateOutcome run(Kernel k, std::size_t n, std::uint64_t seed) {
     return exact_factors_gate<ScaledProduct<T>>(k, n, seed, [](const RawResult& r) {
       const Scaled v = result_as<Scaled>(r);
-      return std::ldexp(static_cast<double>(v.mantissa), v.exponent);
+      return std::ldexp(v.mantissa, v.exponent);
     });
   }
 };

@@ -11,16 +11,24 @@
 // [95, 105), around_one [0.5, 2) with every 7th negated, near_one 1 + N(0, 10^-4) (a product that
 // stays in float's range); bytes: zeros with a 1 (any) or ones
 // with a 0 (all) at --true-at; pairs: a in [0.5, 1), b in [-1, 1). --input reads a raw array of
-// the operator's input type instead (its size sets n).
+// the operator's input type instead (its size sets n; --n beside it is refused).
 // The kernel: automatic takes the votes for any/all, the ordered kernel for affine and chapter
 // 10's (reordering) for the rest; reordering an affine composition is allowed, to show it fail.
 // The result is checked against float64 with the bound host_reference.hpp gives; the products,
 // the sum of squares and the affine maps are also run once on exact data of the same n, where the
-// result must be equal (ExactGate). The report has the result, its error and bound, pass or fail,
+// result must be equal (ExactGate). The report has the result, its error and bound, the verdict,
 // the time per call (steady state, common/timing.hpp) and GB/s (the input's bytes); --json prints
-// it as one JSON object (common/json_report.hpp); --output writes the result's bytes as the
-// operator stores them (host_reference.hpp, ResultOf), little-endian.
-// Exit codes: 0 passed, 1 the check failed, 2 bad arguments, 3 no GPU, 4 a CUDA error.
+// it as one JSON object (common/json_report.hpp), with the verdict as "check" and the float64 value
+// of the number checked as "true_value"; --output writes the result's bytes as the operator stores
+// them (host_reference.hpp, ResultOf), little-endian.
+// The verdict is "pass", "fail", or, for a product whose bound at this n is 10^-4 or more
+// (checks.hpp: the float product past n = 1678, the sum of logs past a few hundred factors),
+// "unbounded: not checked": its error is reported, unjudged. Such a run exits 5, neither 0 (the
+// result was not checked, so it did not pass) nor 1 (nothing was found wrong): its exact-data gate,
+// where it has one, passed, and the result is not lost (off by a factor of 2 or more, 0 or of the
+// wrong sign), either of which fails it.
+// Exit codes: 0 passed, 1 the check failed, 2 bad arguments, 3 no GPU, 4 a CUDA error, 5 not
+// checked (unbounded).
 #include <cstdio>
 #include <exception>
 #include <fstream>
@@ -53,6 +61,20 @@ struct Options {
 
 using Usage = red::BadInput;
 
+// A run whose result could not be checked: a product's bound too loose at this n (main.cu's header).
+constexpr int kExitNotChecked = 5;
+
+// The run's verdict: its check's, unless the result is lost or the exact-data gate failed.
+enum class Outcome { passed, failed, not_checked };
+Outcome outcome_of(const Verdict& v, const GateOutcome& gate) {
+  if (v.lost || (gate.ran && !gate.passed)) return Outcome::failed;
+  if (!v.bounded) return Outcome::not_checked;
+  return v.passed ? Outcome::passed : Outcome::failed;
+}
+const char* outcome_word(Outcome o) {
+  return o == Outcome::passed ? "pass" : o == Outcome::failed ? "fail" : "unbounded: not checked";
+}
+
 // The input: from --input (n elements, its size), or generated.
 template <class In>
 std::vector<In> input_for(const Options& opt, std::size_t n) {
@@ -78,7 +100,7 @@ struct Report {
   std::size_t n;
   Verdict verdict;
   GateOutcome gate;
-  bool passed;
+  Outcome outcome;
   red::TimedCall timed;
 };
 
@@ -94,9 +116,11 @@ void print(const Report& r, const red::DeviceInfo& dev, int repeat, bool json) {
     j["result"] = v.result;
     j["error"] = red::json_number(v.error);
     j["bound"] = red::json_number(v.bound);
+    j["true_value"] = red::json_number(v.want);  // the float64 value of the number checked: p, or ln|p|
     j["bounded"] = v.bounded;
     j["exact_check"] = r.gate.ran ? red::Json(r.gate.passed) : red::Json(nullptr);
-    j["passed"] = r.passed;
+    j["check"] = outcome_word(r.outcome);
+    j["passed"] = r.outcome == Outcome::passed;
     j["time_us"] = red::json_number(r.timed.timing.median_us);
     j["gbps"] = red::json_number(r.timed.gbps);
     std::fputs(red::json_line(j).c_str(), stdout);
@@ -108,7 +132,8 @@ void print(const Report& r, const red::DeviceInfo& dev, int repeat, bool json) {
     std::printf("  checked:  against float64, error %.3g (bound %.3g): %s\n", v.error, v.bound,
                 v.passed ? "PASS" : ("FAIL (" + v.why + ")").c_str());
   else
-    std::printf("  checked:  against float64, error %.3g: %s (%s)\n", v.error, v.lost ? "FAIL" : "not judged", v.why.c_str());
+    std::printf("  checked:  against float64, error %.3g: %s (%s)\n", v.error,
+                v.lost ? "FAIL" : "unbounded: not checked", v.why.c_str());
   if (r.gate.ran)
     std::printf("  exact:    %s (exact data of the same n: the result must be equal)\n",
                 r.gate.passed ? "PASS" : ("FAIL (" + r.gate.why + ")").c_str());
@@ -190,13 +215,15 @@ struct PreparedOp : Prepared {
     stream->sync();
     RawResult raw{};
     output.download(raw.data(), raw.size());
-    Report r{opt.op, "", kernel_name(k), n, {}, gate, false, {}};
+    Report r{opt.op, "", kernel_name(k), n, {}, gate, Outcome::failed, {}};
     r.verdict = verdict_of<Op>(k, x.data(), n, raw, r.shown);
-    r.passed = !r.verdict.lost && (r.verdict.bounded ? r.verdict.passed : gate.ran) && gate.passed;
+    r.outcome = outcome_of(r.verdict, gate);
     r.timed = red::time_call([&] { launch(call); }, n * sizeof(In), dev, opt.repeat, stream->get());
     if (!opt.output.empty()) red::write_raw(opt.output, raw.data(), ResultOf<Op>::kBytes);
     print(r, dev, opt.repeat, opt.json);
-    return r.passed ? red::kExitPassed : red::kExitCheckFailed;
+    return r.outcome == Outcome::passed ? red::kExitPassed
+           : r.outcome == Outcome::failed ? red::kExitCheckFailed
+                                          : kExitNotChecked;
   }
 };
 
@@ -233,7 +260,8 @@ int main(int argc, char** argv) {
   CLI::App app{"One reduction with one of chapter 13's operators, checked against float64 and timed.", "13_custom_ops"};
   std::vector<std::string> ops(std::begin(red::kCustomOpNames), std::end(red::kCustomOpNames));
   app.add_option("--op", opt.op, "the operator (default lse)")->check(CLI::IsMember(ops));
-  app.add_option("--n", opt.n, "elements (default 2^24)")->check(CLI::Range(std::size_t{0}, std::size_t{1} << 36));
+  CLI::Option* n_option =
+      app.add_option("--n", opt.n, "elements (default 2^24)")->check(CLI::Range(std::size_t{0}, std::size_t{1} << 36));
   app.add_option("--dist", opt.dist, "generated floats: normal, uniform, shifted, near100, around_one, near_one (default normal)")
       ->check(CLI::IsMember({"normal", "uniform", "shifted", "near100", "around_one", "near_one"}));
   app.add_option("--true-at", opt.true_at, "any/all: where the deciding byte is: start, middle, end, none (default middle)")
@@ -241,11 +269,13 @@ int main(int argc, char** argv) {
   app.add_option("--kernel", opt.kernel, "automatic (default), reordering, ordered, votes, early_exit")
       ->check(CLI::IsMember({"automatic", "reordering", "ordered", "votes", "early_exit"}));
   app.add_option("--seed", opt.seed, "generated data's seed (default 1)");
-  app.add_option("--input", opt.input, "raw little-endian array of the operator's input type instead of generated data");
+  app.add_option("--input", opt.input, "raw little-endian array of the operator's input type instead of generated data (its size is n)")
+      ->excludes(n_option);  // a file sets n: a --n beside it is refused, not ignored
   app.add_option("--output", opt.output, "write the result's bytes, as the operator stores them, to this file");
   app.add_option("--repeat", opt.repeat, "timed calls (default 20)")->check(CLI::Range(1, 100000));
   app.add_flag("--json", opt.json, "one JSON line instead of the report");
-  app.footer("Exit codes: 0 passed, 1 the check failed, 2 bad arguments, 3 no GPU, 4 a CUDA error.");
+  app.footer("Exit codes: 0 passed, 1 the check failed, 2 bad arguments, 3 no GPU, 4 a CUDA error, 5 not checked "
+             "(a product whose bound at this n is 10^-4 or more: its error is reported, unjudged).");
   if (const int stop = red::parse_command_line(app, argc, argv); stop >= 0) return stop;
   try {
     const std::unique_ptr<Prepared> run = prepare(opt, kernel_of(opt));  // input, output, scratch

@@ -52,12 +52,15 @@ DeviceRun run(Kernel k, const std::vector<typename Op::In>& x, std::size_t offse
 
 // Kernel k on x (placed `offset` elements past an aligned start), checked against the reference
 // and bound of host_reference.hpp; asserted to pass unless `expect_pass` is false (a trap shown).
+// Where a product's bound is too loose to judge at this n (checks.hpp: the float product, the sum
+// of logs), its verdict is "unbounded: not checked": asserted then only not to be lost.
 template <class Op>
 Verdict check_op(Kernel k, const std::vector<typename Op::In>& x, bool expect_pass = true, std::size_t offset = 0) {
   const DeviceRun r = run<Op>(k, x, offset);
   std::string shown;
   const Verdict v = verdict_of<Op>(k, x.data(), x.size(), r.result, shown);
-  if (expect_pass) CHECK_MESSAGE(v.passed, v.why, " (n = ", x.size(), ", kernel ", kernel_name(k), ")");
+  if (expect_pass)
+    CHECK_MESSAGE((v.passed || (!v.bounded && !v.lost)), v.why, " (n = ", x.size(), ", kernel ", kernel_name(k), ")");
   return v;
 }
 
@@ -248,7 +251,7 @@ TEST_CASE("13_custom_ops: a check never passes a result that lost the whole answ
   // The log form's bound grows with the factors' |ln x| and with n: over 10^30 and 10^-30 in turn
   // (ln|p| near 0, sum of |ln x| about 4.5 x 10^6) it is above 1, so a ln|p| off by 1 (a product
   // off by a factor of e) is within it, and fails all the same; one off by 0.5 (a factor of 1.65,
-  // still a correct leading digit) passes.
+  // still a correct leading digit) is not lost, and not checked either: no bound below 10^-4.
   std::vector<float> far(1 << 16);
   for (std::size_t i = 0; i < far.size(); ++i) far[i] = i % 2 ? 1e-30f : 1e30f;
   const ProductReference p = product_reference(far.data(), far.size());
@@ -265,16 +268,18 @@ TEST_CASE("13_custom_ops: a check never passes a result that lost the whole answ
   CHECK_FALSE(off_by_e.passed);
   CHECK(off_by_e.lost);
   CHECK(off_by_e.why.find("whole answer lost") != std::string::npos);
-  CHECK(log_verdict(0.5).passed);
+  CHECK_FALSE(log_verdict(0.5).passed);
+  CHECK_FALSE(log_verdict(0.5).bounded);
   CHECK_FALSE(log_verdict(0.5).lost);
   // A log far from 0 off by more than ln 2 keeps its leading digits: ln|p| about 4.5 x 10^6 off
-  // by 1 is not lost (and within its bound).
+  // by 1 is not lost (within its bound, which is far above 10^-4: not checked).
   const std::vector<float> huge(1 << 16, 1e30f);
   const ProductReference q = product_reference(huge.data(), huge.size());
   const Verdict large_log = verdict_of<LogProduct<float>>(
       Kernel::reordering, huge.data(), huge.size(), raw_of(LogResult{static_cast<float>(q.log_abs + 1.0), q.sign}), shown);
   CHECK_FALSE(large_log.lost);
-  CHECK(large_log.passed);
+  CHECK_FALSE(large_log.passed);
+  CHECK_FALSE(large_log.bounded);
 }
 
 TEST_CASE("13_custom_ops: mean and variance - the naive sums lose a large mean's variance, Welford does not") {
@@ -450,29 +455,28 @@ TEST_CASE("13_custom_ops: one scratch serves calls of any n in turn, the generic
   }
 }
 
-TEST_CASE("13_custom_ops: a product's bound is gamma_(n-1), and none is left from n = 2^23 + 1") {
-  CHECK(product_gamma(1) == 0);
-  CHECK(product_gamma(2) == doctest::Approx(kUnitRoundoff));
-  CHECK(product_gamma((std::size_t{1} << 22) + 1) == doctest::Approx(1.0 / 3));
-  CHECK(std::isfinite(product_gamma(std::size_t{1} << 23)));
-  CHECK(std::isinf(product_gamma((std::size_t{1} << 23) + 1)));
-  // 1 + N(0, 10^-4): a running product near 1 rounds down more often than up (README, "The
-  // product"), so the error grows with n; within the bound while there is one, unjudged after.
-  for (std::size_t n : {std::size_t{65'537}, std::size_t{1'000'003}, (std::size_t{1} << 22) + 1}) {
+TEST_CASE("13_custom_ops: near-one products - the mantissa/exponent product passes at every n, the float one is not checked") {
+  CHECK(product_gamma(1, kUnitRoundoff) == 0);
+  CHECK(product_gamma(2, kUnitRoundoff) == doctest::Approx(kUnitRoundoff));
+  CHECK(product_gamma((std::size_t{1} << 22) + 1, kUnitRoundoff) == doctest::Approx(1.0 / 3));
+  CHECK(std::isinf(product_gamma((std::size_t{1} << 23) + 1, kUnitRoundoff)));
+  // 1 + N(0, 10^-4), as the program's near_one: a float product of many such factors drifts low
+  // (README, "The product"), so past n = 1678 its verdict is "unbounded: not checked"; the
+  // mantissa/exponent product, its mantissa a double, is held to a bound far below 10^-4 at every n.
+  for (std::size_t n : {std::size_t{1000}, std::size_t{1} << 20, (std::size_t{1} << 22) + 1, std::size_t{1} << 23,
+                        std::size_t{17'000'000}}) {
+    red::test::progress("near-one products n=" + std::to_string(n));
     const std::vector<float> x = generate_floats("near_one", n, red::test::fresh_seed());
     for (Kernel k : {Kernel::reordering, Kernel::ordered}) {
-      const Verdict v = check_op<Product<float>>(k, x);
-      CHECK(v.bounded);
-      CHECK(v.error <= v.bound);
-      CHECK(check_op<ScaledProduct<float>>(k, x).bounded);
+      const Verdict scaled = check_op<ScaledProduct<float>>(k, x);
+      CHECK(scaled.passed);
+      CHECK(scaled.bounded);
+      CHECK(scaled.bound < 1e-6);
+      const Verdict plain = check_op<Product<float>>(k, x);
+      CHECK(plain.bounded == (n < 1679));
+      if (!plain.bounded) CHECK_FALSE(plain.passed);
     }
   }
-  const std::vector<float> x = generate_floats("near_one", (std::size_t{1} << 24) + 43, red::test::fresh_seed());
-  const Verdict plain = check_op<Product<float>>(Kernel::reordering, x, false);
-  CHECK_FALSE(plain.bounded);
-  CHECK_FALSE(plain.passed);  // not judged: no pass
-  CHECK(std::isinf(plain.bound));
-  CHECK_FALSE(check_op<ScaledProduct<float>>(Kernel::reordering, x, false).bounded);
 }
 
 TEST_CASE("13_custom_ops: the exact-data gates pass for the kernels that keep their promise, and can fail") {

@@ -53,7 +53,8 @@ JSON_COUNTERS = ["n", "bytes", "time_us", "time_p10_us", "time_p90_us", "latency
                  "pct_peak", "l2_resident"]
 OPTIONAL_COUNTERS = ["b2b_us", "graph_us"]
 # Chapter 13's rows check their result beside the time: the error against float64, its bound, and
-# whether it passed (0 is a value here, not "not measured"; an error of 1e300 or more stands for a
+# whether it passed (1; 0 failed, a value here, not "not measured"; -1 not checked: a product whose
+# bound at this n is 10^-4 or more, its error_bound then -1; an error of 1e300 or more stands for a
 # result that is not finite, inf or NaN, where the answer is finite). Where the check is of one
 # number: that number (result) and its float64 value (true_value), +-1e300 standing for +-inf.
 # Empty on every other row.

@@ -1392,7 +1392,7 @@ class TestCustomOps(Results):
                          reads_unknown=True, true_at=0),
             custom_entry("cub_transform_reduce", "any", "u8", 2 ** 30, 3300.0, true_at=2),
             custom_entry("reduce", "product", "f32", 2 ** 28, 4400.0, 1e300, 1.0, 0, values=(1e300, 6.7e52)),
-            custom_entry("reduce", "product", "f32", 2 ** 28, 4410.0, 2e-3, -1, 1, in_range=1),
+            custom_entry("reduce", "product", "f32", 2 ** 28, 4410.0, 2e-3, -1, -1, in_range=1),
             custom_entry("reduce", "mean_variance_naive", "f32", 2 ** 28, 4500.0, 1.0, 1.96, 0,
                          values=(0.0, 1.0))])
         super().setUp()
@@ -1454,30 +1454,40 @@ class TestCustomOps(Results):
         naive = table_after(text, "**lse_naive** (f32, 1 GiB)")
         self.assertEqual(naive[1][-3:], ["not finite", "4e-05", "**fails**"])
         product = table_after(text, "**product** (f32, 1 GiB)")
-        # Past float's range: the true product beside the result. In float's range past n = 2^23
-        # no bound is left: the exact-data gate judged it.
+        # Past float's range: the true product beside the result. In float's range at 2^28 no
+        # bound below 10^-4 is left: not checked (passed -1), never a pass.
         self.assertEqual([(line[1], line[-3], line[-2], line[-1]) for line in product[1:]],
                          [("", "not finite (result inf, float64 6.7e+52)", "1", "**fails**"),
-                          ("in float's range", "0.002", "none",
-                           "exact data only: pass")])
+                          ("in float's range", "0.002", "none", "unbounded: not checked")])
         # A loss of the whole answer within a loose bound fails, and says why.
         variance = table_after(text, "**mean_variance_naive** (f32, 1 GiB)")
         self.assertEqual(variance[1][-3:], ["1 (result 0, float64 1)", "1.96",
                                             "**fails**: the whole answer lost, the bound (1.96) above the loss"])
         # A log product off by a factor of e^13 (ln|p| -1.86 read as 11.47) within a bound of 47: the
-        # whole answer lost, whatever the run's own check said; ln|p| = 4.2e7 off by 6.7 is not.
+        # whole answer lost, whatever the run's own check said; ln|p| = 4.2e7 off by 6.7 is not, but
+        # a bound of 47 (10^-4 or more) checks nothing: not checked, never a pass.
         lost = {"op": "log_product", "passed": 1, "error": 13.3, "error_bound": 47.0, "result": 11.47,
                 "true_value": -1.86}
-        self.assertEqual(update_readme.check_cell(lost),
-                         "**fails**: the whole answer lost, the bound (47) above the loss")
+        self.assertEqual(update_readme.check_cell(lost), "**fails**: the whole answer lost, and no bound at this n")
         self.assertEqual(update_readme.error_with_values_cell(lost), "13.3 (result 11.5, float64 -1.86)")
         kept = dict(lost, error=6.72, error_bound=1.2e4, result=41666876.0, true_value=41666869.3)
-        self.assertEqual(update_readme.check_cell(kept), "pass")
+        self.assertEqual(update_readme.check_cell(kept), "unbounded: not checked")
         self.assertEqual(update_readme.check_cell(dict(lost, op="lse")), "pass")  # not a product's log
+        # A product's pass rests on a bound below 10^-4, in a run from before the rule too.
+        scaled = {"op": "scaled_product", "passed": 1, "error": 3e-9, "error_bound": 2e-8, "result": -1.86,
+                  "true_value": -1.86}
+        self.assertEqual(update_readme.check_cell(scaled), "pass")
+        self.assertEqual(update_readme.check_cell(dict(scaled, error_bound=2e-4)), "unbounded: not checked")
+        self.assertEqual(update_readme.check_cell(dict(scaled, passed=-1, error_bound=-1.0)), "unbounded: not checked")
+        # Unbounded and not lost, with passed 0: its exact-data gate failed.
+        self.assertEqual(update_readme.check_cell(dict(scaled, passed=0, error_bound=-1.0)), "**fails**: exact data")
+        self.assertEqual(update_readme.error_cell(-1.0), "none")
         # The plain product by the factor alone: 0.09 against 0.155 keeps a digit, 0.07 does not.
+        # passed 1 with no bound: a run from before the rule, its exact-data gate passed.
         plain = {"op": "product", "passed": 1, "error": 0.42, "error_bound": -1.0, "result": 0.0903,
                  "true_value": 0.1553}
-        self.assertEqual(update_readme.check_cell(plain), "exact data only: pass")
+        self.assertEqual(update_readme.check_cell(plain), "unbounded: not checked")
+        self.assertEqual(update_readme.check_cell(dict(plain, passed=-1)), "unbounded: not checked")
         self.assertEqual(update_readme.check_cell(dict(plain, result=0.07, error=0.55)),
                          "**fails**: the whole answer lost, and no bound at this n")
         # Lost past the bound (none at this n, 1e300): fails, and says there was no bound.

@@ -228,7 +228,9 @@ run_one() {  # tool binary op dtype n [offset]   (or: tool test-binary test-case
     local rc=$?
     printf '%-10s %-22s %s rc=%-3s %s\n' "$1" "$(basename "$2")" "${*:4}" "$rc" \
       "$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" <<<"$log" | tail -1)"
-    [[ $rc -eq 0 ]] || { echo "---- $*"; echo "$log" | tail -20; } >>"$LOG_DIR/sanitizer_failures.log"
+    # 13_custom_ops exits 5 for a product it could not check (its bound too loose at that n): no
+    # error of the sanitizer's, nor of the program's
+    [[ $rc -eq 0 || $rc -eq 5 ]] || { echo "---- $*"; echo "$log" | tail -20; } >>"$LOG_DIR/sanitizer_failures.log"
     return
   fi
   if [[ $3 == test-case ]]; then
@@ -251,7 +253,7 @@ export LOG_DIR
 xargs -P "${SANITIZER_JOBS:-$(nproc)}" -L 1 bash -c 'run_one "$@"' _ <"$jobs_file" >"$LOG_DIR/sanitizer_runs_unsorted.txt"
 sort "$LOG_DIR/sanitizer_runs_unsorted.txt" >"$LOG_DIR/sanitizer_runs.txt" && rm -f "$LOG_DIR/sanitizer_runs_unsorted.txt"
 total=$(wc -l <"$LOG_DIR/sanitizer_runs.txt")
-bad=$(grep -vc "rc=0 " "$LOG_DIR/sanitizer_runs.txt" || true)
+bad=$(grep -vcE "rc=(0|5) " "$LOG_DIR/sanitizer_runs.txt" || true)
 {
   echo "compute-sanitizer: $total runs (memcheck, racecheck, synccheck, initcheck), $bad with errors"
   echo "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null)"

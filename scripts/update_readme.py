@@ -511,7 +511,7 @@ def custom_ops_reference(rows):
 
 def error_cell(value):
     """An error or bound: 3 significant digits; 1e300 and more stands for a result that is not
-    finite; a negative bound for none (the products past n = 2^23: no bound below 100 % is left)."""
+    finite; a negative bound for none below 10^-4 at this n (a product's: its row is not checked)."""
     if value is None:
         return "—"
     if value < 0:
@@ -557,19 +557,39 @@ def whole_answer_lost(row):
     return error >= math.log(2) and error >= abs(want)
 
 
+# The largest bound a product's "pass" may rest on (13_custom_ops/checks.hpp, kLargestProductBound):
+# relative for the float product, in ln|p| for the log and mantissa/exponent products.
+LARGEST_PRODUCT_BOUND = 1e-4
+PRODUCT_OPS = {"product", "log_product", "scaled_product"}
+NOT_CHECKED = "unbounded: not checked"
+
+
+def unbounded(row):
+    """The checker's rule for products (checks.hpp, held_to_useful_bound), applied to the published
+    numbers, so that a run from before the rule shows it too: a bound of -1 (none below 10^-4 at
+    this n), or a product's bound of 10^-4 or more that the row did not fail, judges nothing."""
+    bound = row.get("error_bound")
+    return bound is not None and (bound < 0 or (row.get("op") in PRODUCT_OPS and bound >= LARGEST_PRODUCT_BOUND
+                                                 and row["passed"] != 0))
+
+
 def check_cell(row):
-    """pass or **fails** against the bound; where there is none, the exact-data gate's verdict; a
-    failure within the bound is a result that lost the whole answer, which the bound was too loose
-    to catch (the check says so rather than pass it)."""
+    """pass or **fails** against the bound; a failure within the bound is a result that lost the
+    whole answer, which the bound was too loose to catch (the check says so rather than pass it).
+    Where a product's bound is too loose to judge, "unbounded: not checked", never pass: it fails
+    only on a lost answer, or with passed 0, its exact-data gate failed (passed -1 or, in a run
+    from before the rule, 1: the gate passed)."""
     if row["passed"] is None:
         return "—"
     lost = whole_answer_lost(row)
-    passed = row["passed"] and not lost
-    verdict = "pass" if passed else "**fails**"
+    passed = row["passed"] == 1 and not lost
     bound, error = row.get("error_bound"), row.get("error")
-    if bound is not None and bound < 0 and not lost:
-        return f"exact data only: {verdict}"
-    if bound is not None and (bound < 0 or bound >= 1e300) and not passed:
+    if unbounded(row):
+        if lost:
+            return "**fails**: the whole answer lost, and no bound at this n"
+        return "**fails**: exact data" if row["passed"] == 0 else NOT_CHECKED
+    verdict = "pass" if passed else "**fails**"
+    if bound is not None and bound >= 1e300 and not passed:
         return "**fails**: the whole answer lost, and no bound at this n"
     if not passed and error is not None and bound is not None and 0 < error <= bound:
         return f"**fails**: the whole answer lost, the bound ({error_cell(bound)}) above the loss"
@@ -648,7 +668,9 @@ def custom_ops_chapter(chapter, rows, machine):
              f"value stand beside the error. A naive form's error is its trap: its check **fails** "
              f"where the bound is tighter than the loss; where the bound, which grows with the "
              f"longest chain of combines, is looser than a loss of the whole answer, the check fails "
-             f"on that loss and says so.")
+             f"on that loss and says so. A product whose bound is 10^-4 or more (relative, or in "
+             f"ln|p|) reads \"{NOT_CHECKED}\", never pass: it fails only on a lost answer (off by a "
+             f"factor of 2 or more) or a failed exact-data gate.")
     return intro, tables
 
 

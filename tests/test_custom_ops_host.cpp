@@ -1,15 +1,18 @@
 // Chapter 13's host side (13_custom_ops/host_data.hpp): its generated inputs and float64
 // references, on inputs with known answers and across the chunks the work is split into; neither
-// may depend on the number of threads.
+// may depend on the number of threads. And the products' checks (13_custom_ops/checks.hpp) on
+// results built here, right and wrong, at sizes where the float product's bound is useless.
 #include <doctest/doctest.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <vector>
 
+#include "13_custom_ops/checks.hpp"
 #include "13_custom_ops/host_data.hpp"
 
 using namespace ch13;
@@ -145,6 +148,8 @@ TEST_CASE("chapter 13 exact data: every partial product or sum is exact, the ans
   }
   const std::vector<float> squares = generate_exact_squares(3 * kChunk + 5);
   CHECK(sum_of_squares_reference(squares.data(), squares.size()) < (1 << 24));
+  CHECK(std::count_if(squares.begin(), squares.end(), [](float v) { return v != 0.0f; }) ==
+        static_cast<long>((squares.size() + exact_squares_spacing(squares.size()) - 1) / exact_squares_spacing(squares.size())));
   const std::vector<float2> steps = generate_unit_steps(kChunk + 3, 4);
   for (const float2 s : steps) CHECK((std::fabs(s.x) == 1.0f && (s.y == -1.0f || s.y == 0.0f || s.y == 1.0f)));
 }
@@ -179,4 +184,120 @@ TEST_CASE("chapter 13's product trap: float products of factors near one round d
   CHECK(drift_near_one < 0);
   CHECK(drift_near_one / drift > 0.5);              // most of it where the running product is within 10^-3 of 1
   CHECK(std::fabs(sequential_relative) < std::fabs(relative) / 4);  // one running product strays from 1 sooner
+}
+
+TEST_CASE("chapter 13 exact squares: the total stays below 2^24 at every n up to 2^36 and beyond") {
+  // Too large to generate: the spacing's promise, counted. generate_exact_squares puts a square of
+  // at most 9 at every spacing-th element, ceil(n / spacing) of them.
+  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{4099}, std::size_t{1} << 31, (std::size_t{1} << 31) + 7,
+                        std::size_t{1} << 32, std::size_t{7'640'000'000}, std::size_t{1} << 36, (std::size_t{1} << 36) + 1,
+                        std::size_t{1} << 40}) {
+    const std::size_t spacing = exact_squares_spacing(n);
+    const std::size_t nonzero = (n + spacing - 1) / spacing;
+    CHECK_MESSAGE(9 * nonzero < (std::size_t{1} << 24), "n = ", n, ": ", nonzero, " squares a spacing of ", spacing, " apart");
+    CHECK(spacing >= 4099);
+    CHECK(spacing % 2 == 1);
+  }
+  CHECK(exact_squares_spacing(std::size_t{1} << 31) == 4099);  // the small sizes keep their data
+  // The total of the squares generate_exact_squares would place at n = 2^36 (1 + i % 3 at i = 0,
+  // spacing, 2 spacing, ...), summed without the array.
+  const std::size_t n = std::size_t{1} << 36, spacing = exact_squares_spacing(n);
+  double total = 0;
+  for (std::size_t i = 0; i < n; i += spacing) total += static_cast<double>((1 + i % 3) * (1 + i % 3));
+  CHECK(total < (1 << 24));
+}
+
+namespace {
+// A product's result as the kernels store it (13_custom_ops/ops.cuh): the float product a float at
+// byte 0; the mantissa/exponent product a double mantissa in [0.5, 1) at byte 0 and an int
+// exponent at byte 8, here of the double p; the sum of logs ln|p| (float) at byte 0, the sign at 4.
+RawResult float_result(float p) {
+  RawResult r{};
+  std::memcpy(r.data(), &p, sizeof p);
+  return r;
+}
+RawResult scaled_result(double p) {
+  int exponent = 0;
+  const double mantissa = std::frexp(p, &exponent);
+  RawResult r{};
+  std::memcpy(r.data(), &mantissa, sizeof mantissa);
+  std::memcpy(r.data() + 8, &exponent, sizeof exponent);
+  return r;
+}
+RawResult log_result(float log_abs, int sign) {
+  RawResult r{};
+  std::memcpy(r.data(), &log_abs, sizeof log_abs);
+  std::memcpy(r.data() + 4, &sign, sizeof sign);
+  return r;
+}
+}  // namespace
+
+TEST_CASE("chapter 13's products: the mantissa/exponent product's check bites at every n; the float product's never passes unbounded") {
+  std::string shown;
+  for (std::size_t n : {std::size_t{1} << 20, (std::size_t{1} << 22) + 1, std::size_t{1} << 23, std::size_t{17'000'000}}) {
+    INFO("n = ", n);
+    const std::vector<float> x = generate_floats("near_one", n, 13);
+    const double p = product_reference(x.data(), n).value();
+    // The true product, as the kernel stores it: passes, on a bound far below 10^-4.
+    const Verdict right = check_scaled_product(x.data(), n, scaled_result(p), shown);
+    CHECK_MESSAGE(right.passed, right.why);
+    CHECK(right.bounded);
+    CHECK(right.bound < kLargestProductBound / 100);
+    // Wrong by 7.5 %, by a factor of 0.6, 0.5 or 1.9, and 2p rounded to float: each fails, checked.
+    const double wrong[] = {1.075 * p, 0.6 * p, 0.5 * p, 1.9 * p, static_cast<double>(static_cast<float>(2 * p))};
+    for (const double w : wrong) {
+      const Verdict v = check_scaled_product(x.data(), n, scaled_result(w), shown);
+      CHECK_MESSAGE(!v.passed, "a result of ", w / p, " times the product passed");
+      CHECK((v.bounded || v.lost));  // a failure, not "not checked"
+      // The float product given the same results: never a pass (its bound is 10^-4 or more here),
+      // "unbounded: not checked" or, for a lost answer (off by a factor of 2), a failure.
+      const Verdict plain = check_product(x.data(), n, float_result(static_cast<float>(w)), shown);
+      CHECK_MESSAGE(!plain.passed, "the float product passed a result of ", w / p, " times the product");
+      CHECK_FALSE(plain.bounded);
+    }
+    // The float product's own true value is not a pass either: not checked.
+    const Verdict plain = check_product(x.data(), n, float_result(static_cast<float>(p)), shown);
+    CHECK_FALSE(plain.passed);
+    CHECK_FALSE(plain.bounded);
+    CHECK_FALSE(plain.lost);
+    // The sum of logs: its bound here is far above 10^-4, so its true ln|p| is not checked.
+    const ProductReference want = product_reference(x.data(), n);
+    const Verdict log_right = check_log_product(x.data(), n, 40, log_result(static_cast<float>(want.log_abs), 1), shown);
+    CHECK_FALSE(log_right.passed);
+    CHECK_FALSE(log_right.bounded);
+    CHECK(log_right.bound >= kLargestProductBound);
+  }
+  // Few factors: the float product and the sum of logs are checked while their bounds are below
+  // 10^-4 (the float product up to n = 1678), and fail a result 1 % off.
+  const std::vector<float> x = generate_floats("near_one", 1000, 17);
+  const ProductReference want = product_reference(x.data(), x.size());
+  const double p = want.value();
+  const Verdict plain = check_product(x.data(), x.size(), float_result(static_cast<float>(p)), shown);
+  CHECK_MESSAGE(plain.passed, plain.why);
+  CHECK(plain.bound < kLargestProductBound);
+  const Verdict plain_off = check_product(x.data(), x.size(), float_result(static_cast<float>(1.01 * p)), shown);
+  CHECK_FALSE(plain_off.passed);
+  CHECK(plain_off.bounded);
+  const std::vector<float> y(x.begin(), x.begin() + 200);
+  const ProductReference few = product_reference(y.data(), y.size());
+  const Verdict log_few = check_log_product(y.data(), y.size(), 40, log_result(static_cast<float>(few.log_abs), 1), shown);
+  CHECK_MESSAGE(log_few.passed, log_few.why);
+  CHECK(log_few.bound < kLargestProductBound);
+  CHECK_FALSE(check_log_product(y.data(), y.size(), 40, log_result(static_cast<float>(few.log_abs + 0.01), 1), shown).passed);
+  // The rule at its edge: the float product is bounded up to n = 1678 and not from 1679 on.
+  CHECK(product_gamma(1678, kUnitRoundoff) < kLargestProductBound);
+  CHECK(product_gamma(1679, kUnitRoundoff) >= kLargestProductBound);
+  CHECK(product_gamma(std::size_t{1} << 36, kDoubleUnitRoundoff) < kLargestProductBound / 10);  // 7.6e-6
+  // Every pass rests on a bound below 10^-4: whatever n, whatever the result.
+  for (std::size_t n : {std::size_t{100}, std::size_t{1000}, std::size_t{1679}, std::size_t{5000}, std::size_t{100'000}}) {
+    const std::vector<float> z = generate_floats("near_one", n, 19);
+    const ProductReference r = product_reference(z.data(), n);
+    for (const double factor : {1.0, 1.00001, 1.001, 1.075}) {
+      const Verdict vs[] = {
+          check_product(z.data(), n, float_result(static_cast<float>(factor * r.value())), shown),
+          check_scaled_product(z.data(), n, scaled_result(factor * r.value()), shown),
+          check_log_product(z.data(), n, 40, log_result(static_cast<float>(r.log_abs + std::log(factor)), 1), shown)};
+      for (const Verdict& v : vs) CHECK_MESSAGE((!v.passed || v.bound < kLargestProductBound), "n = ", n, ": ", v.why);
+    }
+  }
 }

@@ -14,8 +14,8 @@
 # LOG_DIR (default build/gpu_check) receives the logs, sanitizer.txt, profile/ and latency.csv.
 # PHASEs: build, tests, sanitizer, profile (default: all four). Each phase can run on its own (a few minutes each on an H200); a
 # later phase reuses the earlier build. SANITIZE_ONLY="06_ 07_" limits the sanitizer
-# to chapter programs whose names start with those prefixes; SANITIZER_JOBS runs (default: one per
-# core) go at once.
+# to chapter programs whose names start with those prefixes, SANITIZE_TOOLS="memcheck racecheck"
+# to those tools; SANITIZER_JOBS runs (default: one per core) go at once.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 LOG_DIR=${1:-build/gpu_check}
@@ -59,6 +59,8 @@ fi
 
 if wants sanitizer; then
 echo "== compute-sanitizer"
+# SANITIZE_TOOLS narrows the tools (default: all four), e.g. "memcheck racecheck synccheck".
+tools=${SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}
 # The tile boundaries: 512 elements for chapters 01-04, 8192 for 05 and 06, 16384 for 07, 08 and
 # 10 (past it even u8 inputs take two blocks: the second pass, or 10's ticket), CUB's own beyond that.
 tile_of() { case $1 in 05_* | 06_*) echo 8192 ;; 07_* | 08_* | 10_*) echo 16384 ;; 09_*) echo 65536 ;; *) echo 512 ;; esac; }
@@ -75,7 +77,7 @@ for bin in "$BUILD_DIR"/[0-9][0-9]_*/[0-9][0-9]_*; do
   pairs=$("$bin" --help | sed -n 's/^Supported op\/dtype pairs: //p' | tr -d ',')
   for pair in $pairs; do
     for n in 1 33 1025 $(( $(tile_of "$chapter") + 1 )); do
-      for tool in memcheck racecheck synccheck initcheck; do
+      for tool in $tools; do
         echo "$tool $bin ${pair%/*} ${pair#*/} $n" >>"$jobs_file"
       done
     done
@@ -86,7 +88,7 @@ for bin in "$BUILD_DIR"/[0-9][0-9]_*/[0-9][0-9]_*; do
     for pair in $pairs; do
       [[ "$pair" == sum/f32 || "$pair" == sum/f16 || "$pair" == sum/u8 || "$pair" == dot/* ]] || continue
       for offset in 1 3 5; do
-        for tool in memcheck racecheck synccheck initcheck; do
+        for tool in $tools; do
           echo "$tool $bin ${pair%/*} ${pair#*/} 40001 $offset" >>"$jobs_file"
         done
       done
@@ -100,7 +102,7 @@ done
 # case (up to 100,003 elements each).
 steps_test="$BUILD_DIR/08_dot_product/08_dot_product_test"
 if [[ -x "$steps_test" && ( -z "${SANITIZE_ONLY:-}" || " $SANITIZE_ONLY " == *" 08_"* ) ]]; then
-  for tool in memcheck racecheck synccheck initcheck; do
+  for tool in $tools; do
     echo "$tool $steps_test test-case *NaN* 0" >>"$jobs_file"
   done
 fi
@@ -108,7 +110,7 @@ fi
 # tree, programmatic launch) run through its test binary's case at the sanitizer's sizes.
 variants_test="$BUILD_DIR/10_single_pass/10_single_pass_test"
 if [[ -x "$variants_test" && ( -z "${SANITIZE_ONLY:-}" || " $SANITIZE_ONLY " == *" 10_"* ) ]]; then
-  for tool in memcheck racecheck synccheck initcheck; do
+  for tool in $tools; do
     echo "$tool $variants_test test-case *variants*sanitizer* 0" >>"$jobs_file"
   done
 fi
@@ -122,7 +124,7 @@ batched="$BUILD_DIR/11_batched/11_batched"
 batched_test="$BUILD_DIR/11_batched/11_batched_test"
 if [[ -x "$batched_test" && ( -z "${SANITIZE_ONLY:-}" || " $SANITIZE_ONLY " == *" 11_"* ) ]]; then
   # ... and one scratch serving calls of every shape in turn (split rows, chunked columns)
-  for tool in memcheck racecheck synccheck initcheck; do
+  for tool in $tools; do
     echo "$tool $batched_test test-case *off?a?16-byte?boundary* 0" >>"$jobs_file"
     echo "$tool $batched_test test-case *one?scratch* 0" >>"$jobs_file"
   done
@@ -131,7 +133,7 @@ fi
 # off a 16-byte boundary), and calls of other sizes in turn on one scratch.
 segmented_test="$BUILD_DIR/12_segmented/12_segmented_test"
 if [[ -x "$segmented_test" && ( -z "${SANITIZE_ONLY:-}" || " $SANITIZE_ONLY " == *" 12_"* ) ]]; then
-  for tool in memcheck racecheck synccheck initcheck; do
+  for tool in $tools; do
     echo "$tool $segmented_test test-case *off?a?16-byte?boundary* 0" >>"$jobs_file"
     echo "$tool $segmented_test test-case *one?scratch* 0" >>"$jobs_file"
   done
@@ -140,12 +142,12 @@ fi
 # left zero by every call, a grid of one block included).
 custom_test="$BUILD_DIR/13_custom_ops/13_custom_ops_test"
 if [[ -x "$custom_test" && ( -z "${SANITIZE_ONLY:-}" || " $SANITIZE_ONLY " == *" 13_"* ) ]]; then
-  for tool in memcheck racecheck synccheck initcheck; do
+  for tool in $tools; do
     echo "$tool $custom_test test-case *one?scratch* 0" >>"$jobs_file"
   done
 fi
 if [[ -x "$variants_test" && ( -z "${SANITIZE_ONLY:-}" || " $SANITIZE_ONLY " == *" 10_"* ) ]]; then
-  for tool in memcheck racecheck synccheck initcheck; do
+  for tool in $tools; do
     echo "$tool $variants_test test-case *refuses* 0" >>"$jobs_file"
   done
 fi
@@ -157,7 +159,7 @@ if [[ -x "$batched" && ( -z "${SANITIZE_ONLY:-}" || " $SANITIZE_ONLY " == *" 11_
     "--rows 4000 --cols 64 --axis 0 --kernels teaching" "--rows 1025 --cols 8 --kernels teaching" \
     "--rows 3 --cols 70000 --kernels teaching"; do
     for pair in sum/f32 max/f16 argmax/bf16 sum/bf16 argmax/f32; do
-      for tool in memcheck racecheck synccheck initcheck; do
+      for tool in $tools; do
         echo "$tool $batched args $shape --op ${pair%/*} --dtype ${pair#*/} --repeat 1" >>"$jobs_file"
       done
     done
@@ -173,7 +175,7 @@ if [[ -x "$segmented" && ( -z "${SANITIZE_ONLY:-}" || " $SANITIZE_ONLY " == *" 1
     "--segment-dist heavy --segment-count 1000 --segment-mean 64 --kernels teaching" \
     "--segment-dist uniform --segment-count 1000 --segment-mean 32 --kernels teaching"; do
     for pair in sum/f32 max/f16 argmax/bf16 sum/bf16 argmax/f32; do
-      for tool in memcheck racecheck synccheck initcheck; do
+      for tool in $tools; do
         echo "$tool $segmented args $shape --op ${pair%/*} --dtype ${pair#*/} --repeat 1" >>"$jobs_file"
       done
     done
@@ -199,7 +201,7 @@ if [[ -x "$custom" && ( -z "${SANITIZE_ONLY:-}" || " $SANITIZE_ONLY " == *" 13_"
       # smaller sizes never reach (a step or none a warp): a million elements, a few operators
       [[ $kernel == ordered && " affine lse mean_variance argmin any " == *" $op "* ]] && sizes="$sizes 1000003"
       for n in $sizes; do
-        for tool in memcheck racecheck synccheck initcheck; do
+        for tool in $tools; do
           echo "$tool $custom args --op $op --kernel $kernel --n $n --dist $dist --repeat 1" >>"$jobs_file"
         done
       done
@@ -216,7 +218,7 @@ if [[ -z "${SANITIZE_ONLY:-}" || " $SANITIZE_ONLY " == *" solutions "* ]]; then
     "solutions/solution_04_test:*NaN??infinities*" "solutions/solution_05_test:*NaN??infinities*" \
     "solutions/solution_06_test:*NaN??infinities*" "solutions/solution_07_test:*NaN??infinities*" \
     "solutions/solution_07_test:*counter*" "solutions/solution_08_test:*NaN*"; do
-    for tool in memcheck racecheck synccheck initcheck; do
+    for tool in $tools; do
       echo "$tool $BUILD_DIR/${job%%:*} test-case ${job#*:} 0" >>"$jobs_file"
     done
   done
@@ -255,7 +257,7 @@ sort "$LOG_DIR/sanitizer_runs_unsorted.txt" >"$LOG_DIR/sanitizer_runs.txt" && rm
 total=$(wc -l <"$LOG_DIR/sanitizer_runs.txt")
 bad=$(grep -vcE "rc=(0|5) " "$LOG_DIR/sanitizer_runs.txt" || true)
 {
-  echo "compute-sanitizer: $total runs (memcheck, racecheck, synccheck, initcheck), $bad with errors"
+  echo "compute-sanitizer: $total runs (${tools// /, }), $bad with errors"
   echo "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null)"
   echo
   cat "$LOG_DIR/sanitizer_runs.txt"

@@ -72,9 +72,9 @@ using Values = std::vector<double> (*)(const RawResult&);
 std::vector<double> first_float(const RawResult& r) { return {word<float>(r, 0)}; }
 std::vector<double> two_floats(const RawResult& r) { return {word<float>(r, 0), word<float>(r, 1)}; }    // mean, variance
 std::vector<double> log_and_sign(const RawResult& r) { return {word<float>(r, 0), double(word<int>(r, 1))}; }
-std::vector<double> log2_of_scaled(const RawResult& r) {  // log2 |m 2^e|, and the sign
-  const float m = word<float>(r, 0);
-  return {std::log2(std::fabs(double(m))) + word<int>(r, 1), double(m > 0) - double(m < 0)};
+std::vector<double> log2_of_scaled(const RawResult& r) {  // log2 |m 2^e|, and the sign (m: a double at byte 0, e at byte 8)
+  const double m = word<double>(r, 0);
+  return {std::log2(std::fabs(m)) + word<int>(r, 2), double(m > 0) - double(m < 0)};
 }
 
 // One operator: its launchers for every variant, and how results are compared.

@@ -8,8 +8,8 @@
 // Stability of Numerical Algorithms", 2nd ed., Lemma 3.1 and section 3.1), with u the unit
 // roundoff of the type that multiplies. A check is worth its "pass" only while that bound is small:
 // every product's verdict is held to a bound below kLargestProductBound (relative, or in ln|p|);
-// where its bound is that or more, the verdict is "unbounded: not checked" (bounded and passed
-// false), and only a result with no correct digit still fails (unless_lost).
+// where its bound is that or more, a result within it is "unbounded: not checked" (bounded and
+// passed false); a result beyond even that bound, or with no correct digit (unless_lost), fails.
 //   product (float)                gamma_(n-1), u = 2^-24: below 10^-4 up to n = 1678 only
 //   mantissa/exponent (double m)   -ln(1 - gamma_(n-1)) in ln|p|, u = 2^-53: below 10^-4 up to
 //                                  n = 9 x 10^11, beyond any input here
@@ -104,11 +104,12 @@ inline double product_slack(const ProductReference& want, double ln_result = 0) 
   return 16 * kDoubleUnitRoundoff * (want.abs_log_sum + std::fabs(want.log_abs) + std::fabs(ln_result) + 1);
 }
 
-// The products' one rule: a verdict judged against a bound of kLargestProductBound or more says
-// nothing a reader can use, so it becomes "unbounded: not checked", its error kept. A result equal
-// to an infinite answer (an infinite factor) needs no bound and keeps its pass.
+// The products' one rule: a pass against a bound of kLargestProductBound or more says nothing a
+// reader can use, so it becomes "unbounded: not checked", its error kept. A failure stands: the
+// bound, however loose, is one no correct result exceeds. A result equal to an infinite answer (an
+// infinite factor) needs no bound and keeps its pass.
 inline Verdict held_to_useful_bound(Verdict v, const std::string& what) {
-  if (v.bound < kLargestProductBound || (v.passed && std::isinf(v.want))) return v;
+  if (v.bound < kLargestProductBound || !v.passed || std::isinf(v.want)) return v;
   v.bounded = false;
   v.passed = false;
   v.why = what + ": the bound " + std::to_string(v.bound) + " is not below " + std::to_string(kLargestProductBound) +

@@ -3,6 +3,7 @@
 // chapter program, its tests and the benchmark, and by chapter 12's (its segments are slices too).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -21,8 +22,8 @@
 namespace ch11 {
 
 // A call with its device buffers: the results (4 bytes each, at least one) and the scratch its plan
-// needs (scratch_bytes: that many instead, for a library's call). The program, the tests and the
-// benchmark all set a call up this way.
+// needs (scratch_bytes: that many instead, for a library's call or a larger scratch). The plan is
+// the call's either way. The program, the tests and the benchmark all set a call up this way.
 struct Prepared {
   red::DeviceBuffer output, scratch;
   BatchedCall call;
@@ -55,11 +56,13 @@ inline std::unique_ptr<Prepared> prepare(red::Op op, red::DType t, const void* i
   c.stream = stream;
   c.strategy = strategy;
   c.kernels = kernels;
-  if (!scratch_bytes) p->plan = plan_of(c);
+  p->plan = plan_of(c);
   c.scratch_bytes = scratch_bytes ? *scratch_bytes : p->plan.scratch_bytes;
   p->scratch = red::DeviceBuffer(c.scratch_bytes);
   c.scratch = p->scratch.get();
-  p->scratch.zero_prefix(p->plan.zeroed_scratch_bytes);  // the counters, once: every call leaves them zero
+  // The counters, once: every call leaves them zero. A library's scratch smaller than the plan's
+  // holds none of them (ch11::run refuses it for the chapter's kernels).
+  p->scratch.zero_prefix(std::min(p->plan.zeroed_scratch_bytes, c.scratch_bytes));
   return p;
 }
 

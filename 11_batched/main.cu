@@ -96,9 +96,14 @@ std::unique_ptr<Run> prepare(const Options& opt) {
       throw Usage("--input: '" + opt.input + "' holds " + std::to_string(available) + " elements, the shape needs " +
                   std::to_string(elements));
   }
+  const std::size_t results = ch11::outputs(shape);
+  // The host holds the input, and per result its value and its check's outcome (check_all).
+  if (const std::string why = red::why_host_cannot_hold(static_cast<double>(elements) * red::size_of(t) +
+                                                       results * (4.0 + sizeof(red::CheckOutcome)));
+      !why.empty())
+    throw Usage("the shape: " + why);
   if (!opt.output.empty()) red::check_writable(opt.output);
   const red::DeviceInfo& dev = r->dev = red::query_device();  // NoGpuError without a GPU
-  const std::size_t results = ch11::outputs(shape);
   // At most 2^60 elements (why_invalid) of at most 4 bytes: no sum here wraps.
   r->counted = ch11::counted_bytes(shape, red::size_of(t));
   const std::size_t need = elements * red::size_of(t) + results * 4 +
@@ -157,21 +162,21 @@ int main(int argc, char** argv) {
   Options opt;
   CLI::App app{"Many reductions at once: the rows or the columns of a matrix, each checked and timed.",
                "11_batched"};
-  app.add_option("--rows", opt.rows, "B: rows of the matrix (default 65536)");
-  app.add_option("--cols", opt.cols, "L: elements per row (default 1024)");
-  app.add_option("--stride", opt.stride, "elements from one row's start to the next (default L; at least L)");
+  red::add_count(app, "--rows", opt.rows, "B: rows of the matrix (default 65536)");
+  red::add_count(app, "--cols", opt.cols, "L: elements per row (default 1024)");
+  red::add_count(app, "--stride", opt.stride, "elements from one row's start to the next (default L; at least L)");
   app.add_option("--axis", opt.axis, "1: a result per row (default); 0: a result per column")->check(CLI::IsMember({0, 1}));
   app.add_option("--op", opt.op, "sum, max or argmax (default sum)")->check(CLI::IsMember({"sum", "max", "argmax"}));
   app.add_option("--dtype", opt.dtype, "f32, f16 or bf16 (default f32)")->check(CLI::IsMember({"f32", "f16", "bf16"}));
   app.add_option("--dist", opt.dist, "generated data: normal, uniform, ints, ... (default normal)");
-  app.add_option("--seed", opt.seed, "generated data's seed (default 1)");
+  red::add_count(app, "--seed", opt.seed, "generated data's seed (default 1)");
   app.add_option("--input", opt.input, "raw little-endian array of the dtype instead of generated data");
   app.add_option("--strategy", opt.strategy, "automatic (default), or force one: thread_per_row, group_per_row, "
                                              "block_per_row, blocks_per_row, columns_tiled, columns_naive");
   app.add_option("--kernels", opt.kernels, "tuned (default) or teaching: the lesson's simplest kernel for each mapping")
       ->check(CLI::IsMember({"tuned", "teaching"}));
   app.add_option("--output", opt.output, "write the results to this file: a little-endian float (argmax: int32) each");
-  app.add_option("--repeat", opt.repeat, "timed calls (default 20)")->check(CLI::Range(1, 100000));
+  red::add_count(app, "--repeat", opt.repeat, "timed calls (default 20)", 1, 100000);
   app.add_flag("--json", opt.json, "one JSON line instead of the report");
   app.footer("Exit codes: 0 passed, 1 a result failed its check, 2 bad arguments or shape, 3 no GPU, 4 a CUDA error.");
   if (const int stop = red::parse_command_line(app, argc, argv); stop >= 0) return stop;

@@ -344,6 +344,39 @@ TEST_CASE("11_batched: one scratch, zeroed once, serves calls of every shape in 
       }
 }
 
+TEST_CASE("11_batched: prepare with a scratch size of the caller's own plans the call and zeroes its counters") {
+  // A larger scratch than the plan asks for, and a library's (0 bytes, as CUB's size is asked for
+  // later): the plan is the call's all the same, and the counters are zeroed wherever the scratch
+  // holds them, so that the chapter's kernels run on it as on a scratch of the plan's size.
+  const HostArray host = generate(DType::f32, std::size_t{1} << 22, Dist::ints, test::fresh_seed());
+  const DeviceInput in = upload(host);
+  for (Kernels kernels : kKernels)
+    for (const Shape& s : {rows(2, std::size_t{1} << 21), columns(4095, 1024)}) {
+      INFO("kernels ", ch11::name(kernels), ", layout ", ch11::name(s.layout), ", rows ", s.rows, ", cols ", s.cols);
+      const auto planned = ch11::prepare(Op::sum, DType::f32, in.data, s, Strategy::automatic, kernels, nullptr);
+      REQUIRE(planned->plan.zeroed_scratch_bytes == ch11::counter_bytes());  // a plan that keeps counters
+      const std::size_t bytes = planned->plan.scratch_bytes + 4096;
+      const auto p = ch11::prepare(Op::sum, DType::f32, in.data, s, Strategy::automatic, kernels, nullptr, bytes);
+      CHECK(p->call.scratch_bytes == bytes);
+      CHECK(p->plan.strategy == planned->plan.strategy);
+      CHECK(p->plan.split == planned->plan.split);
+      CHECK(p->plan.scratch_bytes == planned->plan.scratch_bytes);
+      CHECK(p->plan.zeroed_scratch_bytes == planned->plan.zeroed_scratch_bytes);
+      CHECK(p->counters_are_zero());
+      p->scratch.fill(0xA5, nullptr, p->plan.zeroed_scratch_bytes);  // garbage after the counters
+      for (int call = 0; call < 2; ++call) {
+        p->output.fill(0xA5);
+        p->run_and_wait();
+        const ch11::BatchCheck r = ch11::check_all(host, s, Op::sum, p->plan, p->results());
+        CHECK_MESSAGE(r.failed == 0, r.first_failure);
+        CHECK(p->counters_are_zero());
+      }
+      const auto library = ch11::prepare(Op::sum, DType::f32, in.data, s, Strategy::automatic, kernels, nullptr, 0);
+      CHECK(library->call.scratch_bytes == 0);
+      CHECK(library->plan.strategy == planned->plan.strategy);
+    }
+}
+
 // ---- above 2^31 elements (ctest's label "large") ----------------------------------------------------
 
 namespace {

@@ -7,6 +7,8 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "11_batched/host_reference.hpp"
@@ -15,12 +17,13 @@
 
 namespace ch12 {
 
-enum class SegmentDist { uniform, heavy };
-
 // Offsets of `count` segments of mean length about `mean`: uniform lengths in [0, 2 mean], or a
 // heavy tail, where 40% of the segments are empty, most of the rest short (1 to mean / 2 + 1), 2%
 // long (mean to 40 mean), and one, a third of the way in, holds half of count x mean elements.
+// std::invalid_argument where why_not_generated refuses the sizes.
 inline std::vector<std::int64_t> make_offsets(std::size_t count, std::size_t mean, SegmentDist dist, std::uint64_t seed) {
+  if (const std::string why = why_not_generated(count, mean, dist); !why.empty())
+    throw std::invalid_argument("make_offsets(" + std::to_string(count) + ", " + std::to_string(mean) + "): " + why);
   std::mt19937_64 rng(seed);
   std::vector<std::int64_t> o(count + 1, 0);
   for (std::size_t s = 0; s < count; ++s) {

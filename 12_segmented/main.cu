@@ -15,7 +15,9 @@
 // once, plus the results written); --json prints it as one JSON object (common/json_report.hpp).
 // --output writes the results as they came from the GPU: one little-endian float per segment (sum,
 // max), or one int32 index into it (argmax). Every argument and file is checked before the GPU is
-// looked for and before anything is allocated.
+// looked for and before anything is allocated: generated segments against the limits before any
+// offset is drawn (valid by construction), a file's offsets before the input is made, the host
+// memory both need before either is. --segments goes with no flag of the generated segments.
 // Exit codes: 0 passed, 1 a result failed its check, 2 bad arguments or offsets, 3 no GPU, 4 a CUDA error.
 #include <cstdio>
 #include <fstream>
@@ -51,11 +53,32 @@ std::vector<std::int64_t> read_offsets(const std::string& path) {
   const std::size_t count = red::raw_count(path, sizeof(std::int64_t));  // a regular file of whole int64s
   if (count < 1) throw Usage("--segments: '" + path + "' must hold segments + 1 int64 offsets (it is empty)");
   if (count - 1 >= 0xffffffffu) throw Usage("--segments: '" + path + "' holds more than 2^32 - 2 segments");
+  if (const std::string why = red::why_host_cannot_hold(static_cast<double>(count) * sizeof(std::int64_t)); !why.empty())
+    throw Usage("--segments: '" + path + "', its offsets: " + why);
   std::vector<std::int64_t> o(count);
   std::ifstream f(path, std::ios::binary);
   f.read(reinterpret_cast<char*>(o.data()), static_cast<std::streamsize>(count * sizeof(std::int64_t)));
-  if (!f) throw red::FileError("--segments: could not read '" + path + "'");
+  if (!f) throw red::FileError("--segments: '" + path + "' could not be read");
+  // A file's offsets can be anything: the last one is the input's n, and each is held to it and to
+  // its neighbours (check_offsets names the first that is wrong).
+  const std::size_t n = o.back() > 0 ? static_cast<std::size_t>(o.back()) : 0;
+  if (const std::string why = ch12::check_offsets(o.data(), count - 1, n); !why.empty())
+    throw Usage("--segments: '" + path + "' has bad offsets: " + why);
   return o;
+}
+
+// The generated offsets of --segment-count, --segment-mean and --segment-dist, once the arguments
+// are known to give segments every call takes (valid by construction: why_not_generated) and
+// offsets the host can hold.
+std::vector<std::int64_t> generated_offsets(const Options& opt) {
+  const ch12::SegmentDist dist = opt.segment_dist == "heavy" ? ch12::SegmentDist::heavy : ch12::SegmentDist::uniform;
+  const std::string args = "--segment-count " + std::to_string(opt.segment_count) + " --segment-mean " +
+                           std::to_string(opt.segment_mean) + " --segment-dist " + opt.segment_dist;
+  if (const std::string why = ch12::why_not_generated(opt.segment_count, opt.segment_mean, dist); !why.empty())
+    throw Usage(args + ": " + why);
+  if (const std::string why = red::why_host_cannot_hold((opt.segment_count + 1.0) * sizeof(std::int64_t)); !why.empty())
+    throw Usage(args + ", the offsets: " + why);
+  return ch12::make_offsets(opt.segment_count, opt.segment_mean, dist, opt.seed + 7);
 }
 
 // A call made ready from the flags: the offsets and the input on the device, the output and the
@@ -87,25 +110,23 @@ std::unique_ptr<Run> prepare(const Options& opt) {
                                   : opt.strategy == "naive"  ? ch12::Strategy::naive
                                                              : ch12::Strategy::automatic;
   const ch12::Kernels kernels = opt.kernels == "teaching" ? ch12::Kernels::teaching : ch12::Kernels::tuned;
+  // The files first (their sizes and kinds), then the offsets, read or generated.
+  const std::size_t available = opt.input.empty() ? 0 : red::raw_element_count(opt.input, t);
+  if (!opt.output.empty()) red::check_writable(opt.output);
   const std::vector<std::int64_t>& offsets = r->offsets =
-      !opt.segments_file.empty()
-          ? read_offsets(opt.segments_file)
-          : ch12::make_offsets(opt.segment_count, opt.segment_mean,
-                               opt.segment_dist == "heavy" ? ch12::SegmentDist::heavy : ch12::SegmentDist::uniform,
-                               opt.seed + 7);
+      !opt.segments_file.empty() ? read_offsets(opt.segments_file) : generated_offsets(opt);
   const std::size_t segments = r->segments = offsets.size() - 1;
   // The input: up to the last offset (elements past it belong to no segment).
-  const std::size_t n = r->n = offsets.back() > 0 ? static_cast<std::size_t>(offsets.back()) : 0;
-  if (!opt.input.empty()) {
-    const std::size_t available = red::raw_element_count(opt.input, t);
-    if (available < n)
-      throw Usage("--input: '" + opt.input + "' holds " + std::to_string(available) + " elements, the segments need " +
-                  std::to_string(n));
-  }
+  const std::size_t n = r->n = static_cast<std::size_t>(offsets.back());
   if (const std::string why = ch12::why_invalid(segments, n); !why.empty()) throw Usage("bad segments: " + why);
-  if (const std::string why = ch12::check_offsets(offsets.data(), segments, n); !why.empty())
-    throw Usage("bad offsets: " + why);
-  if (!opt.output.empty()) red::check_writable(opt.output);
+  if (!opt.input.empty() && available < n)
+    throw Usage("--input: '" + opt.input + "' holds " + std::to_string(available) + " elements, the segments need " +
+                std::to_string(n));
+  // The host holds the input, and per segment its result and its check's outcome (check_all).
+  if (const std::string why = red::why_host_cannot_hold(static_cast<double>(n) * red::size_of(t) +
+                                                       segments * (4.0 + sizeof(red::CheckOutcome)));
+      !why.empty())
+    throw Usage("the segments' " + std::to_string(n) + " elements: " + why);
   const red::DeviceInfo& dev = r->dev = red::query_device();  // NoGpuError without a GPU
   // At most 2^60 elements (why_invalid) of at most 4 bytes and 2^32 offsets: no sum here wraps.
   const std::size_t counted = r->counted = ch12::counted_bytes(n, segments, red::size_of(t));
@@ -161,24 +182,27 @@ int main(int argc, char** argv) {
   Options opt;
   CLI::App app{"One reduction per segment, segments of any lengths, each checked and timed.", "12_segmented"};
   auto* file = app.add_option("--segments", opt.segments_file, "segments from a file of segments + 1 int64 offsets");
+  // The generated segments' flags have no meaning beside a file's: refused together, not ignored.
   app.add_option("--segment-dist", opt.segment_dist, "generated segments: uniform (default) or heavy")
       ->check(CLI::IsMember({"uniform", "heavy"}))
       ->excludes(file);
-  app.add_option("--segment-count", opt.segment_count, "generated segments: how many (default 2^20)")
-      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 31));
-  app.add_option("--segment-mean", opt.segment_mean, "generated segments: mean length (default 32)")
-      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 30));
+  red::add_count(app, "--segment-count", opt.segment_count, "generated segments: how many (default 2^20)", 1,
+                 std::size_t{1} << 31)
+      ->excludes(file);
+  red::add_count(app, "--segment-mean", opt.segment_mean, "generated segments: mean length (default 32)", 1,
+                 std::size_t{1} << 30)
+      ->excludes(file);
   app.add_option("--op", opt.op, "sum, max or argmax (default sum)")->check(CLI::IsMember({"sum", "max", "argmax"}));
   app.add_option("--dtype", opt.dtype, "f32, f16 or bf16 (default f32)")->check(CLI::IsMember({"f32", "f16", "bf16"}));
   app.add_option("--dist", opt.dist, "generated data: normal, uniform, ints, ... (default normal)");
-  app.add_option("--seed", opt.seed, "generated data's seed (default 1)");
+  red::add_count(app, "--seed", opt.seed, "generated data's seed (default 1)");
   app.add_option("--input", opt.input, "raw little-endian array of the dtype instead of generated data");
   app.add_option("--strategy", opt.strategy, "automatic (default: balanced), balanced or naive")
       ->check(CLI::IsMember({"automatic", "balanced", "naive"}));
   app.add_option("--kernels", opt.kernels, "tuned (default) or teaching: the balanced mapping's kernel")
       ->check(CLI::IsMember({"tuned", "teaching"}));
   app.add_option("--output", opt.output, "write the results to this file: a little-endian float (argmax: int32) each");
-  app.add_option("--repeat", opt.repeat, "timed calls (default 20)")->check(CLI::Range(1, 100000));
+  red::add_count(app, "--repeat", opt.repeat, "timed calls (default 20)", 1, 100000);
   app.add_flag("--json", opt.json, "one JSON line instead of the report");
   app.footer("Exit codes: 0 passed, 1 a result failed its check, 2 bad arguments or offsets, 3 no GPU, 4 a CUDA error.");
   if (const int stop = red::parse_command_line(app, argc, argv); stop >= 0) return stop;

@@ -72,17 +72,57 @@ inline std::string why_invalid(std::size_t segments, std::size_t n) {
   return "";
 }
 
-// Why a host copy of segments + 1 offsets is not a valid CSR for an input of n elements, or "".
-// Indices are int32 (argmax), so no segment may hold more than 2^31 - 1 elements.
+// Why a host copy of segments + 1 offsets is not a valid CSR for an input of n elements, or "": the
+// first offset that is wrong, by its index and value, and why. Each offset is held to its sign and
+// to the offset before it first, and to n only once all of them have passed: a program takes n
+// from the last offset, so a bad last offset must be blamed, not a good one before it that lies
+// past that n. Indices are int32 (argmax), so no segment may hold more than 2^31 - 1 elements.
 inline std::string check_offsets(const std::int64_t* o, std::size_t segments, std::size_t n) {
+  const auto offset = [o](std::size_t s) { return "offset " + std::to_string(s) + " (" + std::to_string(o[s]) + ")"; };
   for (std::size_t s = 0; s <= segments; ++s) {
-    if (o[s] < 0 || static_cast<std::size_t>(o[s]) > n)
-      return "offset " + std::to_string(s) + " (" + std::to_string(o[s]) + ") lies outside [0, " + std::to_string(n) + "]";
-    if (s > 0 && o[s] < o[s - 1])
-      return "offsets decrease at " + std::to_string(s) + " (" + std::to_string(o[s - 1]) + " then " +
-             std::to_string(o[s]) + ")";
-    if (s > 0 && o[s] - o[s - 1] > 0x7fffffff) return "segment " + std::to_string(s - 1) + " holds more than 2^31 - 1 elements";
+    if (o[s] < 0) return offset(s) + " is negative";
+    if (s == 0) continue;
+    if (o[s] < o[s - 1]) return offset(s) + " is below " + offset(s - 1) + ": offsets must not decrease";
+    if (o[s] - o[s - 1] > 0x7fffffff)
+      return offset(s) + " is " + std::to_string(o[s] - o[s - 1]) + " past " + offset(s - 1) + ": segment " +
+             std::to_string(s - 1) + " would hold more than 2^31 - 1 elements";
   }
+  for (std::size_t s = 0; s <= segments; ++s)
+    if (static_cast<std::size_t>(o[s]) > n)
+      return offset(s) + " lies outside [0, " + std::to_string(n) + "], past the input's end";
+  return "";
+}
+
+// The lengths make_offsets (host_reference.hpp) draws.
+enum class SegmentDist { uniform, heavy };
+
+// Why make_offsets(count, mean, dist) could draw segments that no call takes, or "": a segment of
+// more than 2^31 - 1 elements, or more than 2^60 elements in all. It judges the most each
+// distribution can draw, not what one seed happens to draw, so that generated offsets are valid by
+// construction: uniform lengths reach 2 mean; the heavy tail's long segments 40 mean, and its one
+// big segment count x mean / 2.
+inline std::string why_not_generated(std::size_t count, std::size_t mean, SegmentDist dist) {
+  constexpr std::size_t kMaxSegment = 0x7fffffff, kMaxElements = std::size_t{1} << 60;
+  const auto too_long = [](std::size_t factor, std::size_t length, const std::string& which) {
+    std::size_t product = 0;
+    const std::string elements = __builtin_mul_overflow(factor, length, &product)
+                                     ? std::to_string(factor) + " x " + std::to_string(length)
+                                     : std::to_string(product);
+    return "the " + which + " would hold " + elements + " elements, more than 2^31 - 1";
+  };
+  std::size_t elements = 0, all = 0;
+  if (__builtin_mul_overflow(count, mean, &elements)) return "count x mean overflows";
+  if (dist == SegmentDist::uniform) {
+    if (mean > kMaxSegment / 2) return too_long(2, mean, "longest uniform segment (2 x mean)");
+    if (__builtin_mul_overflow(elements, std::size_t{2}, &all) || all > kMaxElements)
+      return "the segments could hold up to 2 x count x mean elements in all, more than 2^60";
+    return "";
+  }
+  if (elements / 2 > kMaxSegment) return too_long(1, elements / 2, "heavy distribution's big segment (count x mean / 2)");
+  if (count < 2) return "";  // the big segment alone
+  if (mean > kMaxSegment / 40) return too_long(40, mean, "heavy distribution's longest tail segment (40 x mean)");
+  if (__builtin_mul_overflow(count - 1, 40 * mean, &all) || all + elements / 2 > kMaxElements)
+    return "the segments could hold up to count x mean / 2 + (count - 1) x 40 x mean elements in all, more than 2^60";
   return "";
 }
 

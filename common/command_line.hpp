@@ -1,13 +1,16 @@
-// Command-line parsing for the small programs beside the chapters (bench/pointer_chase,
-// solutions/): CLI11, with this project's exit codes (harness.hpp): --help prints the usage and
-// exits 0, a bad or unknown argument says why on stderr and exits 2.
+// Command-line parsing for the programs that parse their own options (11, 12, 13, bench/pointer_chase,
+// solutions/) and the counts of every program, the chapter programs' included (harness.cpp):
+// CLI11, with this project's exit codes (harness.hpp): --help prints the usage and exits 0, a bad
+// or unknown argument says why on stderr and exits 2.
 #pragma once
 
 #include <CLI/CLI.hpp>
 
+#include <cstddef>
 #include <cstdio>
 #include <exception>
 #include <iostream>
+#include <limits>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -17,6 +20,55 @@
 #include "harness.hpp"
 
 namespace red {
+
+// Why `text` is not a count in [least, most], or "" with `value` set. A count is a plain decimal
+// integer or 2^K. It is read from its text, never through a conversion: CLI11 reads "-1" into a
+// std::size_t as 2^64 - 1, which a later check would take for a huge count.
+inline std::string why_not_count(const std::string& text, std::size_t least, std::size_t most, std::size_t& value) {
+  constexpr std::size_t kMax = std::numeric_limits<std::size_t>::max();
+  const std::string range = most == kMax ? "at least " + std::to_string(least)
+                                         : std::to_string(least) + "-" + std::to_string(most);
+  const auto decimal = [](const std::string& digits, std::size_t& v) {  // false: it overflows
+    v = 0;
+    for (char c : digits) {
+      const auto digit = static_cast<std::size_t>(c - '0');
+      if (v > (kMax - digit) / 10) return false;
+      v = v * 10 + digit;
+    }
+    return true;
+  };
+  const bool power = text.rfind("2^", 0) == 0;
+  const std::string digits = power ? text.substr(2) : text.substr(!text.empty() && text[0] == '-' ? 1 : 0);
+  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos)
+    return "'" + text + "' is not a non-negative integer (e.g. 1000003 or 2^28)";
+  if (text[0] == '-')
+    return text + " must be " + (least == 0 ? "positive or 0" : "positive") +
+           (least > 1 || most != kMax ? " (" + range + ")" : "");
+  std::size_t v = 0;
+  if (!decimal(digits, v) || (power && v >= 64)) return "'" + text + "' does not fit in 64 bits";
+  if (power) v = std::size_t{1} << v;
+  if (v < least || v > most) return text + " is out of range (" + range + ")";
+  value = v;
+  return "";
+}
+
+// A count option: CLI11's option for `variable` (any integer type wide enough for `most`), which
+// refuses what why_not_count refuses, naming the option ("--rows: -1 must be positive or 0"), and
+// hands CLI11 the count in decimal ("2^20" becomes "1048576"). A transform, not a check: CLI11 keeps
+// only a transform's rewritten text.
+template <class T>
+CLI::Option* add_count(CLI::App& app, const std::string& name, T& variable, const std::string& description,
+                       std::size_t least = 0, std::size_t most = std::numeric_limits<std::size_t>::max()) {
+  return app.add_option(name, variable, description)
+      ->transform(CLI::Validator(
+          [least, most](std::string& text) {
+            std::size_t value = 0;
+            std::string why = why_not_count(text, least, most, value);
+            if (why.empty()) text = std::to_string(value);
+            return why;
+          },
+          "COUNT"));
+}
 
 // Returns -1 when the program should go on, else the exit code to stop with.
 inline int parse_command_line(CLI::App& app, int argc, char** argv) {

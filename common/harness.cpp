@@ -6,12 +6,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <limits>
 #include <new>
 #include <sstream>
 
+#include "command_line.hpp"
 #include "cuda_check.hpp"
 #include "device_info.hpp"
 #include "json_report.hpp"
@@ -28,24 +28,12 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// A count: a plain non-negative decimal integer, or 2^K for convenience.
-std::size_t parse_count(const std::string& flag, const std::string& text) {
-  auto fail = [&] { throw UsageError(flag + ": '" + text + "' is not a non-negative integer (e.g. 1000003 or 2^28)"); };
-  if (text.empty()) fail();
-  if (text.rfind("2^", 0) == 0) {
-    std::size_t k = parse_count(flag, text.substr(2));
-    if (k >= 64) throw UsageError(flag + ": '" + text + "' does not fit in 64 bits");
-    return std::size_t{1} << k;
-  }
-  std::size_t v = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9') fail();
-    std::size_t digit = static_cast<std::size_t>(c - '0');
-    if (v > (std::numeric_limits<std::size_t>::max() - digit) / 10)
-      throw UsageError(flag + ": '" + text + "' does not fit in 64 bits");
-    v = v * 10 + digit;
-  }
-  return v;
+// A count (command_line.hpp's why_not_count), refused with the flag's name.
+std::size_t parse_count(const std::string& flag, const std::string& text, std::size_t least = 0,
+                        std::size_t most = std::numeric_limits<std::size_t>::max()) {
+  std::size_t value = 0;
+  if (const std::string why = why_not_count(text, least, most, value); !why.empty()) throw UsageError(flag + ": " + why);
+  return value;
 }
 
 std::string supported_list(const Chapter& ch) {
@@ -59,20 +47,6 @@ std::string gb(double bytes) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2f GB", bytes / 1e9);
   return buf;
-}
-
-// The memory a new allocation can get: Linux's MemAvailable, which counts the page cache the
-// kernel would reclaim (free pages alone, _SC_AVPHYS_PAGES, refuse inputs whenever the cache is
-// full). Unknown (no /proc/meminfo): no limit is assumed.
-std::size_t host_available_bytes() {
-  std::ifstream meminfo("/proc/meminfo");
-  std::string key;
-  std::size_t kib = 0;
-  while (meminfo >> key >> kib) {
-    if (key == "MemAvailable:") return kib * 1024;
-    meminfo.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
-  }
-  return std::numeric_limits<std::size_t>::max();
 }
 
 std::string value_text(double v, std::int64_t iv, bool integer) {
@@ -134,12 +108,8 @@ ParseResult parse_options(const Chapter& ch, const std::vector<std::string>& arg
       throw UsageError(ch.name + " does not support op " + op_text + " on dtype " + dtype_text +
                        "; it supports: " + supported_list(ch));
     opt.seed = parse_count("--seed", seed_text);
-    opt.offset = parse_count("--offset", offset_text);
-    if (opt.offset > kMaxOffset)
-      throw UsageError("--offset: " + offset_text + " is out of range (0-" + std::to_string(kMaxOffset) + ")");
-    std::size_t repeat = parse_count("--repeat", repeat_text);
-    if (repeat < 1 || repeat > 100000) throw UsageError("--repeat: " + repeat_text + " is out of range (1-100000)");
-    opt.repeat = static_cast<int>(repeat);
+    opt.offset = parse_count("--offset", offset_text, 0, kMaxOffset);
+    opt.repeat = static_cast<int>(parse_count("--repeat", repeat_text, 1, 100000));
     opt.n_given = !n_text.empty();
     if (opt.n_given) opt.n = parse_count("--n", n_text);
     if (opt.op != Op::dot && !opt.input2_file.empty())
@@ -216,10 +186,8 @@ ReduceCall Program::call(std::size_t scratch_bytes) {
                                 gb(device_bytes) + " of device memory (input, scratch, output); " + r.dev.name +
                                 " has " + gb(static_cast<double>(r.dev.free_memory)) + " free");
   const double host_bytes = 1.0 * vectors * opt.n * elem;
-  if (host_bytes > 0.9 * static_cast<double>(host_available_bytes()))
-    throw std::invalid_argument("n = " + std::to_string(opt.n) + " needs " + gb(host_bytes) +
-                                " of host memory for the input; " +
-                                gb(static_cast<double>(host_available_bytes())) + " is available");
+  if (const std::string why = why_host_cannot_hold(host_bytes); !why.empty())
+    throw std::invalid_argument("n = " + std::to_string(opt.n) + ", the input: " + why);
 
   // First, on data where every order of additions is exact (its arrays are freed before the
   // reader's input is made): a sum that loses, doubles or zeroes anything fails here.

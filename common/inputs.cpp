@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <random>
 #include <stdexcept>
 #include <type_traits>
@@ -210,6 +212,25 @@ HostArray load_raw(const std::string& path, DType t, std::size_t count) {
   if (static_cast<std::size_t>(in.gcount()) != a.size_bytes())
     throw FileError("input file '" + path + "' ended early");
   return a;
+}
+
+std::size_t host_available_bytes() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  std::size_t kib = 0;
+  while (meminfo >> key >> kib) {
+    if (key == "MemAvailable:") return kib * 1024;
+    meminfo.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+  }
+  return std::numeric_limits<std::size_t>::max();
+}
+
+std::string why_host_cannot_hold(double bytes) {
+  const double available = static_cast<double>(host_available_bytes());
+  if (bytes <= 0.9 * available) return "";
+  char text[96];
+  std::snprintf(text, sizeof text, "%.2f GB of host memory needed, %.2f GB available", bytes / 1e9, available / 1e9);
+  return text;
 }
 
 }  // namespace red

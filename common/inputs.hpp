@@ -105,6 +105,15 @@ std::size_t raw_element_count(const std::string& path, DType t);
 // The same for elements of any size (chapter 13's bytes and pairs).
 std::size_t raw_count(const std::string& path, std::size_t element_bytes);
 
+// The memory a new allocation on the host can get: Linux's MemAvailable, which counts the page
+// cache the kernel would reclaim (free pages alone, _SC_AVPHYS_PAGES, refuse inputs whenever the
+// cache is full). Unknown (no /proc/meminfo): no limit is assumed.
+std::size_t host_available_bytes();
+// "" where `bytes` more of host memory can be had (at most 90% of host_available_bytes(), the rest
+// left to what the program holds besides), else why not: "4.29 GB of host memory needed, 2.10 GB
+// available". The programs check it before they allocate or generate anything large.
+std::string why_host_cannot_hold(double bytes);
+
 // An output file (--output): check_writable throws FileError, before any work is done, where
 // `path` could not be written (its folder missing, or a folder of that name); write_raw writes
 // `bytes` bytes to it, replacing what was there.

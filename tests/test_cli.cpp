@@ -4,9 +4,11 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 
+#include "command_line.hpp"
 #include "cuda_check.hpp"
 #include "harness.hpp"
 
@@ -84,15 +86,60 @@ TEST_CASE("--help prints the flags and the supported pairs, exit 0") {
 
 TEST_CASE("bad numbers are refused") {
   refused({"--n", "abc"}, "not a non-negative integer");
-  refused({"--n", "-5"}, "not a non-negative integer");
+  refused({"--n", "-5"}, "--n: -5 must be positive or 0");
   refused({"--n", "12x"}, "not a non-negative integer");
   refused({"--n", "99999999999999999999999"}, "does not fit in 64 bits");
   refused({"--n", "2^64"}, "does not fit in 64 bits");
   refused({"--n", "2^62"}, "cannot be addressed");
-  refused({"--seed", "-1"}, "not a non-negative integer");
-  refused({"--repeat", "0"}, "out of range");
+  refused({"--seed", "-1"}, "--seed: -1 must be positive or 0");
+  refused({"--repeat", "0"}, "--repeat: 0 is out of range (1-100000)");
+  refused({"--repeat", "-3"}, "--repeat: -3 must be positive (1-100000)");
   refused({"--offset", "256"}, "out of range");
-  refused({"--offset", "-1"}, "not a non-negative integer");
+  refused({"--offset", "-1"}, "--offset: -1 must be positive or 0 (0-255)");
+}
+
+TEST_CASE("counts: one reading for every program, negative ones refused by name, never wrapped") {
+  const auto why = [](const std::string& text, std::size_t least = 0,
+                      std::size_t most = std::numeric_limits<std::size_t>::max()) {
+    std::size_t value = 7;
+    return why_not_count(text, least, most, value);
+  };
+  std::size_t value = 0;
+  CHECK(why_not_count("2^20", 0, std::numeric_limits<std::size_t>::max(), value).empty());
+  CHECK(value == (std::size_t{1} << 20));
+  CHECK(why_not_count("18446744073709551615", 0, std::numeric_limits<std::size_t>::max(), value).empty());
+  CHECK(value == std::numeric_limits<std::size_t>::max());
+  CHECK(why("-1") == "-1 must be positive or 0");
+  CHECK(why("-1", 1) == "-1 must be positive");
+  CHECK(why("-1", 1, 10) == "-1 must be positive (1-10)");
+  CHECK(why("0", 1, 10) == "0 is out of range (1-10)");
+  CHECK(why("11", 1, 10) == "11 is out of range (1-10)");
+  CHECK(why("18446744073709551616") == "'18446744073709551616' does not fit in 64 bits");
+  CHECK(why("2^64") == "'2^64' does not fit in 64 bits");
+  for (const char* bad : {"", "-", "1e3", "0x10", "2^-1", "+5", " 5", "--5", "2^"})
+    CHECK(why(bad).find("is not a non-negative integer") != std::string::npos);
+
+  // The count options of the programs that parse their own: the flag named, the value never
+  // converted while negative, 2^K accepted, whatever the variable's integer type.
+  const auto parse = [](std::vector<std::string> args, std::size_t& rows, int& repeat) {
+    CLI::App app{"counts", "counts"};
+    add_count(app, "--rows", rows, "rows");
+    add_count(app, "--repeat", repeat, "calls", 1, 100000);
+    std::reverse(args.begin(), args.end());
+    try {
+      app.parse(args);
+    } catch (const CLI::ParseError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  std::size_t rows = 0;
+  int repeat = 0;
+  CHECK(parse({"--rows", "-1"}, rows, repeat) == "--rows: -1 must be positive or 0");
+  CHECK(parse({"--repeat", "0"}, rows, repeat) == "--repeat: 0 is out of range (1-100000)");
+  CHECK(parse({"--rows", "2^20", "--repeat", "7"}, rows, repeat).empty());
+  CHECK(rows == (std::size_t{1} << 20));
+  CHECK(repeat == 7);
 }
 
 TEST_CASE("unknown names and unsupported pairs are refused") {

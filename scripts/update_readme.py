@@ -669,8 +669,9 @@ def custom_ops_chapter(chapter, rows, machine):
              f"where the bound is tighter than the loss; where the bound, which grows with the "
              f"longest chain of combines, is looser than a loss of the whole answer, the check fails "
              f"on that loss and says so. A product whose bound is 10^-4 or more (relative, or in "
-             f"ln|p|) reads \"{NOT_CHECKED}\", never pass: it fails only on a lost answer (off by a "
-             f"factor of 2 or more) or a failed exact-data gate.")
+             f"ln|p|) reads \"{NOT_CHECKED}\" where its result is within that bound, never pass; it "
+             f"fails beyond the bound, on a lost answer (off by a factor of 2 or more) or on a failed "
+             f"exact-data gate.")
     return intro, tables
 
 

@@ -260,19 +260,18 @@ int main(int argc, char** argv) {
   CLI::App app{"One reduction with one of chapter 13's operators, checked against float64 and timed.", "13_custom_ops"};
   std::vector<std::string> ops(std::begin(red::kCustomOpNames), std::end(red::kCustomOpNames));
   app.add_option("--op", opt.op, "the operator (default lse)")->check(CLI::IsMember(ops));
-  CLI::Option* n_option =
-      app.add_option("--n", opt.n, "elements (default 2^24)")->check(CLI::Range(std::size_t{0}, std::size_t{1} << 36));
+  CLI::Option* n_option = red::add_count(app, "--n", opt.n, "elements (default 2^24)", 0, std::size_t{1} << 36);
   app.add_option("--dist", opt.dist, "generated floats: normal, uniform, shifted, near100, around_one, near_one (default normal)")
       ->check(CLI::IsMember({"normal", "uniform", "shifted", "near100", "around_one", "near_one"}));
   app.add_option("--true-at", opt.true_at, "any/all: where the deciding byte is: start, middle, end, none (default middle)")
       ->check(CLI::IsMember({"start", "middle", "end", "none"}));
   app.add_option("--kernel", opt.kernel, "automatic (default), reordering, ordered, votes, early_exit")
       ->check(CLI::IsMember({"automatic", "reordering", "ordered", "votes", "early_exit"}));
-  app.add_option("--seed", opt.seed, "generated data's seed (default 1)");
+  red::add_count(app, "--seed", opt.seed, "generated data's seed (default 1)");
   app.add_option("--input", opt.input, "raw little-endian array of the operator's input type instead of generated data (its size is n)")
       ->excludes(n_option);  // a file sets n: a --n beside it is refused, not ignored
   app.add_option("--output", opt.output, "write the result's bytes, as the operator stores them, to this file");
-  app.add_option("--repeat", opt.repeat, "timed calls (default 20)")->check(CLI::Range(1, 100000));
+  red::add_count(app, "--repeat", opt.repeat, "timed calls (default 20)", 1, 100000);
   app.add_flag("--json", opt.json, "one JSON line instead of the report");
   app.footer("Exit codes: 0 passed, 1 the check failed, 2 bad arguments, 3 no GPU, 4 a CUDA error, 5 not checked "
              "(a product whose bound at this n is 10^-4 or more: its error is reported, unjudged).");

@@ -88,6 +88,8 @@ refused --kernel "$custom" --op lse --kernel votes
 refused /nonexistent-folder/out.bin "$custom" --op lse --output /nonexistent-folder/out.bin
 refused --op "$custom" --op nope
 refused --n "$custom" --op product --n 5 --input "$tmp/ten.f32"
+refused "--n: -1 must be positive" "$custom" --op lse --n -1
+refused "--repeat: 0" "$custom" --op lse --repeat 0
 refused "'/nonexistent'" "$chapter" --input /nonexistent
 refused "$tmp/odd.bin" "$chapter" --input "$tmp/odd.bin"
 refused "--n: -5 must be positive" "$chapter" --n -5

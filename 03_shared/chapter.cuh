@@ -9,7 +9,7 @@
 namespace ch03 {
 
 inline const red::Chapter& chapter() {
-  // elements_per_thread: the loads a thread has in flight at once (results/lessons.py, bytes in flight).
+  // elements_per_thread: the loads a thread has in flight at once (tools/littles_law.py, bytes in flight).
   static const red::Chapter ch = red::with_bench_info(
       red::make_chapter<red::AllOps, red::AllTypes>(
           "03_shared", "first add while loading, convergent tree in shared memory; the input is read once",

@@ -12,7 +12,7 @@
 //           to some loads, which the larger regions show.
 //
 // Little's law turns the DRAM figure into what a kernel must keep in flight to stream at full
-// bandwidth: bytes in flight = latency x bandwidth (results/lessons.py draws that curve).
+// bandwidth: bytes in flight = latency x bandwidth (tools/littles_law.py draws that curve).
 //
 // Output: CSV on stdout (pattern, region_bytes, loads, ns_per_load: the median of several walks)
 // and the device's name, SM count, L2 size and theoretical DRAM bandwidth as '#' comments.

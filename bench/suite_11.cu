@@ -32,7 +32,7 @@ struct Resources {
   std::unique_ptr<ch11::Prepared> prepared;
 };
 
-int layout_id(ch11::Layout l) { return l == ch11::Layout::rows ? 1 : 2; }  // results/plot.py's LAYOUTS
+int layout_id(ch11::Layout l) { return l == ch11::Layout::rows ? 1 : 2; }  // tools/schema.py's LAYOUTS
 int strategy_id(ch11::Strategy s) {
   switch (s) {
     case ch11::Strategy::thread_per_row: return 1;

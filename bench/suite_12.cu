@@ -18,7 +18,7 @@ namespace red::bench::suite {
 
 namespace {
 
-constexpr int kSegmentsLayout = 3;  // results/plot.py's LAYOUTS: flat, rows, columns, segments
+constexpr int kSegmentsLayout = 3;  // tools/schema.py's LAYOUTS: flat, rows, columns, segments
 
 struct Kernel {
   std::string name;  // benchmark kernel name

@@ -117,7 +117,8 @@ void register_op(const std::string& op, const std::string& data, Kernel k, const
       const bool not_checked = !failed && !v.bounded;
       if (failed && !trap) tc.wrong = gate.ran && !gate.passed ? gate.why : v.why;
       // (An unbounded row is timed and reported as not checked: nothing was found wrong.)
-      // JSON has no inf or NaN: a result that is not finite where the answer is reads 1e300 (plot.py);
+      // JSON has no inf or NaN: a result that is not finite where the answer is reads 1e300
+      // (tools/readme_custom_ops.py);
       // a bound of -1 says none is below 10^-4 at this n (the verdict unbounded: not checked, or,
       // with passed 0, a lost result or a failed exact-data gate).
       tc.counters["error"] = std::isfinite(v.error) ? v.error : 1e300;

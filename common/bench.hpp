@@ -39,7 +39,7 @@ struct TimedCase {
   double elements = 0, bytes = 0;            // the n and bytes counters (bytes: read once + written)
   bool reads_known = true;                   // false: a call may stop before reading `bytes` (an early
                                              // exit); gbps and pct_peak are then 0 and the counter
-                                             // reads_unknown 1, for results/plot.py to fill from a
+                                             // reads_unknown 1, for tools/bench_csv.py to fill from a
                                              // profiler's count (scripts/early_exit_bytes.sh)
   int repetitions = 0;                       // 0: by bytes, as the chapters' cases
   std::string variant_of;                    // the label "variant of K", if a variant

@@ -3,7 +3,7 @@
 # read from DRAM (dram__bytes_read.sum) over one cold call of the any/all vote kernel with its
 # early exit, on the benchmark's inputs (1 GiB of bytes; the deciding byte first or at the middle).
 # A kernel that stops early reads less than its input, so its GB/s is these bytes over its time,
-# never the whole input's. results/plot.py csv takes the counts into bench.csv.
+# never the whole input's. `python3 -m tools csv` takes the counts into bench.csv.
 #
 #   scripts/early_exit_bytes.sh BUILD_DIR OUT_DIR     (writes OUT_DIR/early_exit_bytes.csv)
 #

@@ -268,7 +268,7 @@ fi
 
 if wants profile; then
   # Nsight Compute's counters per chapter and the load latency (scripts/profile_kernels.sh), then
-  # the tables and the chart made of them (results/lessons.py reads bench.csv beside them).
+  # the tables and the chart made of them (the lessons job reads bench.csv beside them).
   echo "== profile"
   if scripts/profile_kernels.sh "$BUILD_DIR" "$LOG_DIR" >"$LOG_DIR/profile.log" 2>&1; then
     tail -3 "$LOG_DIR/profile.log"

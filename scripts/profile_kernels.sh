@@ -9,7 +9,7 @@
 #   profile/kernels.csv    Nsight Compute's raw page (base units), one row per kernel
 #   profile/metrics.txt    the metrics asked for, and those this ncu does not know (left out)
 #   latency.csv            bench/pointer_chase: the latency of one load from L2 and from DRAM
-# then results/lessons.py turns them into profile.md, bytes_in_flight.md and its chart.
+# then `python3 -m tools lessons tables` turns them into profile.md, bytes_in_flight.md and its chart.
 # PROFILE_FILTER (a regular expression over the benchmark's labels) selects other cases.
 #
 # ncu runs with --clock-control none, so the GPU keeps the clocks the benchmark runs at; its
@@ -36,7 +36,7 @@ cat "$OUT/latency.csv"
 # (Google Benchmark appends "/iterations:1/manual_time" to every name: the pattern ends in '/'.)
 FILTER=${PROFILE_FILTER:-'^(((0[1-79]|10)_[a-z_]+|solution_03)/[a-z0-9_]+/sum|08_dot_product/[a-z0-9_]+/dot)/f32/268435456/'}
 
-# The metrics results/lessons.py reads, less those this version of ncu does not know.
+# The metrics tools/profile.py reads, less those this version of ncu does not know.
 # (If the query itself fails, every metric is asked for and ncu names any it does not know.)
 known=$("$NCU" --query-metrics --chip "${NCU_CHIP:-gh100}" 2>/dev/null | awk '{print $1}')
 metrics=()

@@ -66,13 +66,13 @@ if grep -q '"reads_unknown"' "$out/bench.json"; then
   scripts/early_exit_bytes.sh "${BUILD_DIR:-build}" "$out" || rm -f "$out/early_exit_bytes.csv"
 fi
 echo "== tables and charts"
-python3 results/plot.py csv "$out/bench.json" "$out/bench.csv"
-python3 results/plot.py charts "$out"
+python3 -m tools csv "$out/bench.json" "$out/bench.csv"
+python3 -m tools charts "$out"
 # The headline chart and the lessons' tables need Nsight Compute's counters and the load latency.
 echo "== profile and load latency (scripts/profile_kernels.sh)"
 if scripts/profile_kernels.sh "${BUILD_DIR:-build}" "$out" >"$out/profile_run.log" 2>&1; then
   tail -2 "$out/profile_run.log"
-  python3 results/lessons.py tables "$out"
+  python3 -m tools lessons tables "$out"
 else
   tail -5 "$out/profile_run.log"
   echo "run_benchmarks.sh: no profile (see $out/profile_run.log): the bytes-in-flight chart and the" \

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Writes the synthetic inputs of results/test_plot.py: bench.json (shaped like Google Benchmark's
-JSON output of reduction_bench), machine.txt (an H200-like description) and batched.json (a small
+"""Writes the synthetic inputs of tools/tests/test_plot.py: bench.json (shaped like Google
+Benchmark's JSON output of reduction_bench), machine.txt (an H200-like description) and batched.json (a small
 run of chapter 11's batched reductions, with a few flat rows and the floor beside them).
 
 The numbers come from a simple model, time = launch latency + bytes / bandwidth, with a higher
@@ -11,7 +11,7 @@ measured. An empty kernel, timed the same ways, is the floor. What each kernel i
 benchmark says as it does (common/bench.cpp): the label "variant of K" and a counter param_<key>
 per setting. Rerun after changing it:
 
-    python3 results/testdata/make_testdata.py results/testdata
+    python3 tools/tests/testdata/make_testdata.py tools/tests/testdata
 """
 
 import json

@@ -1,7 +1,7 @@
-"""Tests of results/lessons.py on synthetic inputs: a profile of three cases, a latency table and
+"""Tests of the lessons job on synthetic inputs: a profile of three cases, a latency table and
 a small bench.csv. The commands run as subprocesses, as a user runs them.
 
-    python3 results/test_lessons.py        (ctest: python3 -m unittest discover -s results)
+    python3 -m unittest tools.tests.test_lessons        (ctest: plot_tests)
 """
 
 import csv
@@ -13,12 +13,10 @@ import tempfile
 import unittest
 from unittest import mock
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-LESSONS = os.path.join(HERE, "lessons.py")
-PUBLISHED = os.path.join(HERE, "h200")
-sys.path.insert(0, HERE)
-import lessons  # noqa: E402
-import plot  # noqa: E402
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PUBLISHED = os.path.join(ROOT, "results", "h200")
+
+from tools import chart_labels, chart_style, lessons, littles_law, profile, results, schema  # noqa: E402
 
 N = 2 ** 28
 MACHINE = "gpu: NVIDIA H200\ndram_gbps: 4800.0\ncopy_gbps: 4200.0\nl2_bytes: 62914560\nsm_count: 132\n"
@@ -49,8 +47,8 @@ BENCH = [
 METRIC_COLUMNS = ["gpu__time_duration.sum", "launch__grid_size", "dram__bytes_read.sum",
                   "sm__warps_active.avg.per_cycle_active",
                   "smsp__thread_inst_executed_per_inst_executed.ratio",
-                  lessons.stall_metric("long_scoreboard"), lessons.stall_metric("barrier"),
-                  lessons.stall_metric("selected")]
+                  profile.stall_metric("long_scoreboard"), profile.stall_metric("barrier"),
+                  profile.stall_metric("selected")]
 UNITS = ["nsecond", "", "byte", "warp", "", "", "", ""]
 
 
@@ -89,21 +87,22 @@ def write_results(folder):
     with open(os.path.join(folder, "latency.csv"), "w") as f:
         f.write(LATENCY)
     with open(os.path.join(folder, "bench.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=plot.CSV_COLUMNS)
+        w = csv.DictWriter(f, fieldnames=schema.CSV_COLUMNS)
         w.writeheader()
         w.writerows(BENCH)
     write_profile(folder)
 
 
 def run(*args):
-    return subprocess.run([sys.executable, LESSONS, *args], capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-m", "tools", "lessons", *args], capture_output=True, text=True,
+                          cwd=ROOT)
 
 
 def draw_in_flight(latency, points, machine, sm_count):
-    """bytes_in_flight.png's figure, plot._save caught so that it stays open for a look."""
+    """bytes_in_flight.png's figure, chart_style._save caught so that it stays open for a look."""
     figures = []
-    with mock.patch.object(plot, "_save", lambda fig, path: figures.append(fig)):
-        lessons.chart_in_flight("bytes_in_flight.png", latency, points, machine, sm_count)
+    with mock.patch.object(littles_law, "_save", lambda fig, path: figures.append(fig)):
+        littles_law.chart_in_flight("bytes_in_flight.png", latency, points, machine, sm_count)
     return figures[0]
 
 
@@ -130,13 +129,13 @@ class LessonsTest(unittest.TestCase):
         shutil.rmtree(self.dir)
 
     def test_cases_split_at_markers_and_sum_their_kernels(self):
-        profile = lessons.load_profile(self.results)
-        naive = profile[f"01_naive/reduce_naive/sum/f32/{N}"]
+        cases = profile.load_profile(self.results)
+        naive = cases[f"01_naive/reduce_naive/sum/f32/{N}"]
         self.assertEqual(naive["kernels"], 2)  # the marker is not counted
         self.assertEqual(naive["dram_read"], 4 * N + 2_000_000)
         self.assertAlmostEqual(naive["time_us"], 2010.0)  # ns in the CSV, µs here
         self.assertEqual(naive["threads_per_inst"], 9.0)  # the longest kernel's rate
-        two_pass = profile[f"07_two_pass/reduce_two_pass/sum/f32/{N}"]
+        two_pass = cases[f"07_two_pass/reduce_two_pass/sum/f32/{N}"]
         self.assertEqual(two_pass["kernels"], 2)
         self.assertEqual(two_pass["top_stalls"][0], (40.0, "long_scoreboard"))
         self.assertNotIn("selected", [r for _, r in two_pass["top_stalls"]])  # issuing is not a stall
@@ -149,14 +148,14 @@ class LessonsTest(unittest.TestCase):
         self.assertIn("marker of case 2", r.stderr)
 
     def test_bytes_in_flight_from_settings_and_measured_warps(self):
-        rows, _ = plot.load_results(self.results)
-        points = {p["kernel"]: p for p in lessons.in_flight_points(lessons.load_profile(self.results), rows)}
+        rows, _ = results.load_results(self.results)
+        points = {p["kernel"]: p for p in littles_law.in_flight_points(profile.load_profile(self.results), rows)}
         self.assertEqual(set(points), {"reduce_shared", "reduce_two_pass"})  # 01 declares no loads per thread
         self.assertEqual(points["reduce_shared"]["per_sm"], 64 * 32 * 2 * 4)
         self.assertEqual(points["reduce_two_pass"]["per_sm"], 32 * 32 * 8 * 16)
         # Little's law: 132 SMs x 16 KiB / 600 ns, capped at the peak.
-        self.assertAlmostEqual(lessons.littles_law_gbps(16384, 600, 132, 4800), 132 * 16384 / 600)
-        self.assertEqual(lessons.littles_law_gbps(1 << 20, 600, 132, 4800), 4800)
+        self.assertAlmostEqual(littles_law.littles_law_gbps(16384, 600, 132, 4800), 132 * 16384 / 600)
+        self.assertEqual(littles_law.littles_law_gbps(1 << 20, 600, 132, 4800), 4800)
 
     def test_tables_and_chart(self):
         r = run("tables", self.results)
@@ -180,11 +179,11 @@ class LessonsTest(unittest.TestCase):
                    "gbps": 4100 + 45 * i} for i in range(10)]
         points += [{"chapter": "05_coarsened", "kernel": f"reduce_coarsened_x{2 ** i}", "per_sm": 2 ** (13 + i),
                     "gbps": min(4500, 900 * 2 ** (i / 2))} for i in range(8)]
-        machine = plot.Machine(os.path.join(self.results, "machine.txt"))
-        latency = lessons.read_latency(os.path.join(self.results, "latency.csv"))
+        machine = results.Machine(os.path.join(self.results, "machine.txt"))
+        latency = littles_law.read_latency(os.path.join(self.results, "latency.csv"))
         fig = draw_in_flight(latency, points, machine, 132)
-        self.addCleanup(plot._pyplot().close, fig)
-        labels = plot.direct_labels(fig.axes[0])
+        self.addCleanup(chart_style._pyplot().close, fig)
+        labels = chart_labels.direct_labels(fig.axes[0])
         self.assertEqual(sorted(t.get_text() for t in labels),
                          sorted(p["kernel"].replace("reduce_", "") for p in points))
         for label in labels:  # each names its own point
@@ -196,8 +195,8 @@ class LessonsTest(unittest.TestCase):
     def test_published_chart_has_no_label_over_another(self):
         _, machine, sm_count, _, latency, points, _ = lessons.build_all(PUBLISHED)
         fig = draw_in_flight(latency, points, machine, sm_count)
-        self.addCleanup(plot._pyplot().close, fig)
-        self.assertEqual(len(plot.direct_labels(fig.axes[0])), len(points))
+        self.addCleanup(chart_style._pyplot().close, fig)
+        self.assertEqual(len(chart_labels.direct_labels(fig.axes[0])), len(points))
         self.assertEqual(overlaps(fig), [])
 
     def test_readmes_get_blocks_with_links_from_their_folder(self):

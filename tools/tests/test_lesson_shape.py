@@ -3,7 +3,7 @@ at most 400 lines and 3 kernels, no experiment hooks in its kernels, and at most
 against the previous chapter's lesson (the lines `git diff --numstat` counts as added: what a
 reader reads anew), except where a chapter starts a new family and its README says so.
 
-    python3 -m unittest discover -s tests -p "test_lesson_shape.py"
+    python3 -m unittest tools.tests.test_lesson_shape    (ctest: lesson_shape_tests)
 """
 import glob
 import os
@@ -13,7 +13,7 @@ import subprocess
 import tempfile
 import unittest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MAX_LINES, MAX_KERNELS, MAX_NEW_LINES = 400, 3, 250
 # Chapters whose lesson does not grow out of the previous one's file; each README says so.
 NEW_FAMILIES = {"11_batched": "starts a new family"}

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Fills the code excerpts of the READMEs from the sources, so that the lines a README shows are
 the lines that compile.
 
@@ -20,10 +19,10 @@ In a README, a block between these two lines is regenerated:
 
 Paths are relative to the repository's root.
 
-    scripts/readme_excerpts.py           rewrites every README.md (the top one, NN_name/, solutions/)
-    scripts/readme_excerpts.py --check   changes nothing; exits 1 naming each README whose excerpts
-                                         are not what the sources hold (a ctest entry runs this)
-    --root DIR                           another tree than this repository (the tests use one)
+    python3 -m tools excerpts           rewrites every README.md (the top one, NN_name/, solutions/)
+    python3 -m tools excerpts --check   changes nothing; exits 1 naming each README whose excerpts
+                                        are not what the sources hold (a ctest entry runs this)
+    --root DIR                          another tree than this repository (the tests use one)
 
 A marker without its partner, a file or excerpt that does not exist, or an excerpt named twice in
 one file is reported in one line with exit status 2.
@@ -34,6 +33,7 @@ import glob
 import os
 import re
 import sys
+
 
 REPOSITORY = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir))
 SOURCE_BEGIN = re.compile(r"^\s*// \[excerpt: ([\w-]+)\]\s*$")
@@ -117,7 +117,8 @@ def readmes(root):
 
 
 def main(argv):
-    args = argv[1:]
+    """argv: the job's arguments."""
+    args = list(argv)
     if args[:1] in (["-h"], ["--help"]):
         print(__doc__)
         return 0
@@ -125,12 +126,12 @@ def main(argv):
     if "--root" in args:
         at = args.index("--root")
         if at + 1 >= len(args):
-            print("usage: readme_excerpts.py [--check] [--root DIR]", file=sys.stderr)
+            print("usage: python3 -m tools excerpts [--check] [--root DIR]", file=sys.stderr)
             return 2
         root = args[at + 1]
         del args[at:at + 2]
     if args not in ([], ["--check"]):
-        print("usage: readme_excerpts.py [--check] [--root DIR]", file=sys.stderr)
+        print("usage: python3 -m tools excerpts [--check] [--root DIR]", file=sys.stderr)
         return 2
     check = args == ["--check"]
     stale, written, blocks, cache = [], [], 0, {}
@@ -149,17 +150,13 @@ def main(argv):
                     f.write(updated)
                 written.append(os.path.relpath(readme, root))
     except ExcerptError as e:
-        print(f"readme_excerpts.py: error: {e}", file=sys.stderr)
+        print(f"excerpts: error: {e}", file=sys.stderr)
         return 2
     if stale:
-        print("readme_excerpts.py: excerpts differ from the sources in " + ", ".join(stale) +
-              " (run scripts/readme_excerpts.py)", file=sys.stderr)
+        print("excerpts: excerpts differ from the sources in " + ", ".join(stale) +
+              " (run python3 -m tools excerpts)", file=sys.stderr)
         return 1
     for readme in written:
         print(f"updated the excerpts of {readme}")
-    print(f"readme_excerpts.py: {blocks} excerpts {'checked' if check else 'in place'}")
+    print(f"excerpts: {blocks} excerpts {'checked' if check else 'in place'}")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv))

@@ -1,8 +1,8 @@
-"""Tests of scripts/check_numbers.py: the repository's READMEs pass, wrong claims written into
+"""Tests of the numbers job (the prose number checker): the repository's READMEs pass, wrong claims written into
 copies of them are caught, and the pieces (markers, tolerances, generated regions) do what its
 header says.
 
-    python3 -m unittest discover -s tests -p test_check_numbers.py    (ctest: check_numbers_tests)
+    python3 -m unittest tools.tests.test_numbers    (ctest: check_numbers_tests)
 
 The checker runs as a subprocess, as a user runs it, so exit codes and output are tested too.
 """
@@ -15,20 +15,19 @@ import sys
 import tempfile
 import unittest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CHECKER = os.path.join(ROOT, "scripts", "check_numbers.py")
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RESULTS = os.path.join(ROOT, "results", "h200")
 # The wrong claims below are those found against the H200 run of commit 19ae5de; a later run may
 # make one of them true. They are checked against that run's sources, kept here (its bench.csv
 # rows of chapters 06-09, profile, latency and machine description).
 ISSUE_RUN = os.path.join(ROOT, "tests", "data", "h200_19ae5de")
 
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
-import check_numbers  # noqa: E402
+from tools import number_sources, numbers, quantities  # noqa: E402
 
 
 def run(*args):
-    return subprocess.run([sys.executable, CHECKER, *args], capture_output=True, text=True, cwd=ROOT)
+    return subprocess.run([sys.executable, "-m", "tools", "numbers", *args], capture_output=True, text=True,
+                          cwd=ROOT)
 
 
 def bench(chapter, kernel, dtype, op, n, field):
@@ -118,23 +117,23 @@ class WrongClaims(unittest.TestCase):
 class Pieces(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.sources = check_numbers.Sources(ROOT, ISSUE_RUN)
+        cls.sources = number_sources.Sources(ROOT, ISSUE_RUN)
 
     def check(self, text):
-        return check_numbers.check_text(text, self.sources)
+        return numbers.check_text(text, self.sources)
 
     def test_quantities_and_what_is_not_one(self):
-        found = [q[2] for q in check_numbers.quantities(
+        found = [q[2] for q in quantities.quantities(
             "4547 GB/s, 0.67–0.76× CUB, 1.2x, 91.2 %, 105 registers, 2 blocks an SM, 349 ns, "
             "≈ 993 adds; 2^28 elements, 16-byte loads, 32 lanes, 132 × 4 blocks, ≈ 2n, chapter 05 uses")]
         self.assertEqual(found, ["4547 GB/s", "0.67–0.76×", "0.67–0.76×", "1.2x", "91.2 %",
                                  "105 registers", "2 blocks an SM", "349 ns", "≈ 993"])
 
     def test_marker_parser(self):
-        m = check_numbers.MARKER.match(" <!-- bench: 07_two_pass reduce_two_pass f32 sum 2^28 gbps ±1% -->")
+        m = quantities.MARKER.match(" <!-- bench: 07_two_pass reduce_two_pass f32 sum 2^28 gbps ±1% -->")
         self.assertEqual((m["kind"], m["body"]), ("bench", "07_two_pass reduce_two_pass f32 sum 2^28 gbps ±1%"))
-        self.assertIsNone(check_numbers.MARKER.match("<!-- results:begin -->"))
-        split = check_numbers.split_tolerance
+        self.assertIsNone(quantities.MARKER.match("<!-- results:begin -->"))
+        split = numbers.split_tolerance
         self.assertEqual(split("A ±1%"), ("A", (1.0, True)))
         self.assertEqual(split("A ±0.05"), ("A", (0.05, False)))
         self.assertEqual(split("A ≥"), ("A", "≥"))
@@ -157,20 +156,20 @@ class Pieces(unittest.TestCase):
                            ("md", "profile.md | reduce_two_pass | no such column"),
                            ("profile", "07_two_pass no_such_kernel registers"),
                            ("const", "no_such_constant")):
-            with self.assertRaises(check_numbers.MarkerError, msg=body):
+            with self.assertRaises(number_sources.MarkerError, msg=body):
                 resolve(kind, body)
 
     def test_calc_is_arithmetic_only(self):
-        calc = check_numbers.calc
+        calc = number_sources.calc
         self.assertAlmostEqual(calc("1.5**300", {}) / 1e52, 6.7, 1)
         self.assertAlmostEqual(calc("log(4) + sqrt(16) - -1", {}), 6.386, 3)
         self.assertEqual(calc("2 * peak", {"peak": 10}), 20)
         for bad in ("__import__('os')", "open('x')", "(1).real", "[1][0]", "2 ** 100000", "1 / 0", "x"):
-            with self.assertRaises(check_numbers.MarkerError, msg=bad):
+            with self.assertRaises(number_sources.MarkerError, msg=bad):
                 calc(bad, {})
 
     def test_tolerances(self):
-        compare = check_numbers.compare
+        compare = numbers.compare
         self.assertIsNone(compare(4547, "GB/s", 0, 1, 4547.3, "GB/s", None))        # rounding
         self.assertIsNotNone(compare(4546, "GB/s", 0, 1, 4547.3, "GB/s", None))
         self.assertIsNone(compare(4.5, "TB/s", 1, 1, 4547.3, "GB/s", None))         # units convert
@@ -210,9 +209,9 @@ class Pieces(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             os.makedirs(os.path.join(tmp, "results"))
             shutil.copy(os.path.join(RESULTS, "machine.txt"), tmp)
-            with open(os.path.join(tmp, check_numbers.CONSTANTS), "w", encoding="utf-8") as f:
+            with open(os.path.join(tmp, quantities.CONSTANTS), "w", encoding="utf-8") as f:
                 json.dump({"constants": {"peak": {"value": 4000, "unit": "GB/s", "machine": "dram_gbps"}}}, f)
-            self.assertIn("machine.txt says 4814.3", check_numbers.Sources(tmp, tmp).errors[0])
+            self.assertIn("machine.txt says 4814.3", number_sources.Sources(tmp, tmp).errors[0])
 
 
 if __name__ == "__main__":

@@ -1,10 +1,11 @@
-"""Tests of results/plot.py and scripts/update_readme.py on synthetic data (results/testdata).
+"""Tests of the jobs csv, charts, tables, compare and readmes on synthetic data (tools/tests/testdata).
 
-    python3 results/test_plot.py        (ctest: python3 -m unittest discover -s results)
+    python3 -m unittest tools.tests.test_plot        (ctest: plot_tests)
 
 The commands run as subprocesses, as a user runs them, so exit codes and stderr are tested too.
 """
 
+import contextlib
 import csv
 import json
 import os
@@ -16,14 +17,12 @@ import unittest
 from unittest import mock
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-PLOT = os.path.join(HERE, "plot.py")
-UPDATE_README = os.path.join(ROOT, "scripts", "update_readme.py")
+ROOT = os.path.dirname(os.path.dirname(HERE))
 TESTDATA = os.path.join(HERE, "testdata")
 BENCH_JSON = os.path.join(TESTDATA, "bench.json")
 BATCHED_JSON = os.path.join(TESTDATA, "batched.json")  # chapter 11's rows, a few flat ones, the floor
 MACHINE_TXT = os.path.join(TESTDATA, "machine.txt")
-PUBLISHED = os.path.join(HERE, "h200")
+PUBLISHED = os.path.join(ROOT, "results", "h200")
 MARKED = "# Chapter\n\nThe idea.\n\n<!-- results:begin -->\nstale\n<!-- results:end -->\n\nAfter.\n"
 # The f32 sum lead kernel of every chapter that has one, in chapter order.
 F32_SUM_LEADS = ["`reduce_naive`", "`reduce_convergent`", "`reduce_shared`", "`reduce_atomic`",
@@ -31,14 +30,24 @@ F32_SUM_LEADS = ["`reduce_naive`", "`reduce_convergent`", "`reduce_shared`", "`r
                  "`reduce_single_pass`"]
 FLOOR_NAME = "floor/empty_kernel/none/none/0/iterations:1/manual_time"
 
-sys.path.insert(0, HERE)
-import plot  # noqa: E402
-sys.path.insert(0, os.path.dirname(UPDATE_README))
-import update_readme  # noqa: E402
+from tools import (bench_csv, chart_labels, chart_style, charts, charts_batched, charts_dtypes, charts_n,  # noqa: E402
+                   readme_custom_ops, results, schema, tables)
+
+CHART_MODULES = (chart_style, charts_n, charts_dtypes, charts_batched)
 
 
-def run(*args):
-    return subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=ROOT)
+def run(job, *args):
+    """python3 -m tools JOB ARGS, as a user runs it."""
+    return subprocess.run([sys.executable, "-m", "tools", job, *args], capture_output=True, text=True, cwd=ROOT)
+
+
+@contextlib.contextmanager
+def saves_caught(catch):
+    """chart_style._save, as each chart module calls it, replaced by catch(fig, path)."""
+    with contextlib.ExitStack() as stack:
+        for module in CHART_MODULES:
+            stack.enter_context(mock.patch.object(module, "_save", catch))
+        yield
 
 
 def read(path):
@@ -91,7 +100,7 @@ def table_after(text, title):
 
 def cells(row, *fields):
     """A row's fields as the tables print them."""
-    return [plot.CELL_FORMATS[field].format(row[field]) for field in fields]
+    return [tables.CELL_FORMATS[field].format(row[field]) for field in fields]
 
 
 def ratio(row, other):
@@ -102,9 +111,9 @@ MAX_SERIES = 6  # what a chart's panel may draw (results/README's rule: one stor
 
 
 def draw_chart(draw, *args):
-    """A chart function's figure, plot._save caught so that it stays open for a look."""
+    """A chart function's figure, chart_style._save caught so that it stays open for a look."""
     figures = []
-    with mock.patch.object(plot, "_save", lambda fig, path: figures.append(fig)):
+    with saves_caught(lambda fig, path: figures.append(fig)):
         draw(*args)
     return figures[0]
 
@@ -120,7 +129,7 @@ def text_boxes(fig):
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
     return [(t.get_text(), Text.get_window_extent(t, renderer))
-            for ax in fig.axes for t in plot.direct_labels(ax)]
+            for ax in fig.axes for t in chart_labels.direct_labels(ax)]
 
 
 def overlapping_labels(fig, others=False):
@@ -131,7 +140,7 @@ def overlapping_labels(fig, others=False):
     if others:
         renderer = fig.canvas.get_renderer()
         boxes += [(t.get_text(), Text.get_window_extent(t, renderer)) for ax in fig.axes
-                  for t in ax.texts if t.get_gid() != plot.DIRECT_LABEL and t.get_text().strip()]
+                  for t in ax.texts if t.get_gid() != chart_labels.DIRECT_LABEL and t.get_text().strip()]
     return [(a, b) for i, (a, box_a) in enumerate(boxes) for b, box_b in boxes[i + 1:]
             if box_a.overlaps(box_b)]
 
@@ -153,10 +162,10 @@ class Results(unittest.TestCase):
         self.csv = os.path.join(self.results, "bench.csv")
         self.floor_csv = os.path.join(self.results, "floor.csv")
         os.makedirs(self.results)
-        self.csv_run = run(PLOT, "csv", self.bench_json, self.csv)
+        self.csv_run = run("csv", self.bench_json, self.csv)
         self.assertEqual(self.csv_run.returncode, 0, self.csv_run.stderr)
         shutil.copy(MACHINE_TXT, self.results)
-        self.rows = plot.read_csv(self.csv)
+        self.rows = results.read_csv(self.csv)
 
     def path(self, *names):
         return os.path.join(self.dir, *names)
@@ -177,13 +186,14 @@ class Results(unittest.TestCase):
 class TestCsv(Results):
     def test_testdata_matches_its_generator(self):
         # The committed inputs are what make_testdata.py writes: no hand edits drift in.
-        done = run(os.path.join(TESTDATA, "make_testdata.py"), self.dir)
+        done = subprocess.run([sys.executable, os.path.join(TESTDATA, "make_testdata.py"), self.dir],
+                              capture_output=True, text=True)
         self.assertEqual(done.returncode, 0, done.stderr)
         for name in ("bench.json", "batched.json", "machine.txt"):
             self.assertEqual(read(self.path(name)), read(os.path.join(TESTDATA, name)), name)
 
     def test_rows_and_the_failed_run(self):
-        self.assertEqual(read(self.csv).splitlines()[0], ",".join(plot.CSV_COLUMNS))
+        self.assertEqual(read(self.csv).splitlines()[0], ",".join(schema.CSV_COLUMNS))
         failed = [e["name"] for e in json_entries() if e.get("error_occurred")]
         self.assertEqual(len(failed), 1)
         self.assertEqual(len(self.rows), len(kernel_entries()) - 1)
@@ -231,44 +241,44 @@ class TestCsv(Results):
 
     def test_the_floor_goes_to_floor_csv(self):
         floor = next(e for e in json_entries() if e["name"] == FLOOR_NAME)
-        self.assertEqual(read(self.floor_csv).splitlines()[0], ",".join(plot.FLOOR_COLUMNS))
+        self.assertEqual(read(self.floor_csv).splitlines()[0], ",".join(schema.FLOOR_COLUMNS))
         self.assertEqual(len(read(self.floor_csv).splitlines()), 2)
         self.assertIn(f"to {self.floor_csv}", self.csv_run.stdout)
-        got = plot.read_floor(self.results)
+        got = results.read_floor(self.results)
         self.assertEqual(got["kernel"], "empty_kernel")
-        for column in plot.FLOOR_COLUMNS[1:]:
+        for column in schema.FLOOR_COLUMNS[1:]:
             self.assertAlmostEqual(got[column], floor[column], msg=column)
         # No chapter of its own in bench.csv, so in no table, chart, lesson list or comparison.
         self.assertNotIn("floor", {r["chapter"] for r in self.rows})
         self.assertNotIn("empty_kernel", read(self.csv))
-        self.assertNotIn("floor", {chapter for chapter, _ in plot.lesson_kernels(self.rows)})
+        self.assertNotIn("floor", {chapter for chapter, _ in results.lesson_kernels(self.rows)})
 
     def test_without_a_floor(self):
         # An older results folder has no floor.csv; a new run without the floor leaves none behind.
-        self.assertIsNone(plot.read_floor(self.path("nowhere")))
+        self.assertIsNone(results.read_floor(self.path("nowhere")))
         write_json(self.path("b.json"), kernel_entries())
-        done = run(PLOT, "csv", self.path("b.json"), self.csv)
+        done = run("csv", self.path("b.json"), self.csv)
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertFalse(os.path.exists(self.floor_csv))
-        self.assertIsNone(plot.read_floor(self.results))
-        self.assertEqual(plot.read_csv(self.csv), self.rows)
+        self.assertIsNone(results.read_floor(self.results))
+        self.assertEqual(results.read_csv(self.csv), self.rows)
 
     def test_bad_floor(self):
         text = read(self.floor_csv)
         write(self.floor_csv, text.replace("empty_kernel,", "other_kernel,"))
-        with self.assertRaisesRegex(plot.InputError, "no empty_kernel row"):
-            plot.read_floor(self.results)
+        with self.assertRaisesRegex(schema.InputError, "no empty_kernel row"):
+            results.read_floor(self.results)
         write(self.floor_csv, text.replace(",1.1\n", ",fast\n"))
-        with self.assertRaisesRegex(plot.InputError, "graph_us 'fast' is not a number"):
-            plot.read_floor(self.results)
+        with self.assertRaisesRegex(schema.InputError, "graph_us 'fast' is not a number"):
+            results.read_floor(self.results)
         write(self.floor_csv, "kernel,time_us\nempty_kernel,1.6\n")
-        with self.assertRaisesRegex(plot.InputError, "lacks column"):
-            plot.read_floor(self.results)
+        with self.assertRaisesRegex(schema.InputError, "lacks column"):
+            results.read_floor(self.results)
 
     def test_an_old_bench_csv_without_loop_and_graph_columns(self):
         without_columns(self.csv, {"b2b_us", "graph_us"})
         self.assertNotIn("b2b_us", read(self.csv))
-        rows = plot.read_csv(self.csv)
+        rows = results.read_csv(self.csv)
         self.assertEqual(len(rows), len(self.rows))
         self.assertTrue(all(r["b2b_us"] is None and r["graph_us"] is None for r in rows))
         self.assertEqual([dict(r, b2b_us=None, graph_us=None) for r in self.rows], rows)
@@ -282,7 +292,7 @@ class TestCsv(Results):
                             for r in self.rows))
         # A bench.csv from before the shape columns reads the same.
         without_columns(self.csv, {"layout", "segments", "length"})
-        self.assertEqual(plot.read_csv(self.csv), self.rows)
+        self.assertEqual(results.read_csv(self.csv), self.rows)
 
     def test_variant_of_and_params_come_from_the_label_and_counters(self):
         with open(self.csv, newline="", encoding="utf-8") as f:
@@ -301,24 +311,24 @@ class TestCsv(Results):
     def test_ratio_to_cub(self):
         gbps = {tuple(e["name"].split("/")[:5]): e["gbps"] for e in json_entries() if "gbps" in e}
         for r in self.rows:  # every row against its library's row at the same op, dtype and n
-            chapter, base = plot.baseline_for(r["op"], r["dtype"])
+            chapter, base = schema.baseline_for(r["op"], r["dtype"])
             key = (chapter, base, r["op"], r["dtype"], str(r["n"]))
             if key in gbps:
                 self.assertAlmostEqual(r["ratio_to_cub"], r["gbps"] / gbps[key], 6)
             else:
                 self.assertIsNone(r["ratio_to_cub"])
-        self.assertEqual(plot.baseline_for("sum", "bf16"), ("09_cub_comparison", "cub_transform_reduce"))
-        self.assertEqual(plot.baseline_for("dot", "f32"), ("08_dot_product", "cublas_sdot"))
-        self.assertEqual(plot.baseline_for("dot", "bf16"), ("08_dot_product", "cub_transform_reduce"))
+        self.assertEqual(schema.baseline_for("sum", "bf16"), ("09_cub_comparison", "cub_transform_reduce"))
+        self.assertEqual(schema.baseline_for("dot", "f32"), ("08_dot_product", "cublas_sdot"))
+        self.assertEqual(schema.baseline_for("dot", "bf16"), ("08_dot_product", "cub_transform_reduce"))
         for op in ("max", "min", "argmax"):  # CUB's shipped calls, not 09's with our semantics
-            self.assertEqual(plot.baseline_for(op, "f32"), ("09_cub_comparison", f"cub_{op}_builtin"))
+            self.assertEqual(schema.baseline_for(op, "f32"), ("09_cub_comparison", f"cub_{op}_builtin"))
         r, cub = self.row("reduce_coarsened", 2 ** 28, "max"), self.row("cub_max_builtin", 2 ** 28, "max")
         self.assertAlmostEqual(r["ratio_to_cub"], r["gbps"] / cub["gbps"])
         self.assertIsNone(self.row("reduce_naive", 2 ** 10, "max")["ratio_to_cub"])  # no CUB max there
         self.assertEqual(self.row("cub_sum", 2 ** 28)["ratio_to_cub"], 1.0)
 
     def test_kernels_ordered_by_params_libraries_last(self):
-        order = [k for c, k in plot.kernels_of(self.rows) if c in ("05_coarsened", "08_dot_product")]
+        order = [k for c, k in results.kernels_of(self.rows) if c in ("05_coarsened", "08_dot_product")]
         self.assertEqual(order, ["reduce_coarsened_x1", "reduce_coarsened_x8", "reduce_coarsened",
                                  "reduce_coarsened_x64", "dot_shared", "dot_coarsened", "dot_fma",
                                  "dot_two_pass", "cub_transform_reduce", "cublas_sdot"])
@@ -331,20 +341,20 @@ class TestCsv(Results):
                               ('{"benchmarks": [{"name": "floor"}]}', "floor/<kernel>"),
                               ('{"benchmarks": [{"name": "a/b/sum/f32/1", "n": 1}]}', "'bytes'")):
             write(self.path("b.json"), text)
-            self.assertFailsCleanly(run(PLOT, "csv", self.path("b.json"), self.path("o.csv")), message)
-        self.assertFailsCleanly(run(PLOT, "csv", self.path("none.json"), self.path("o.csv")),
+            self.assertFailsCleanly(run("csv", self.path("b.json"), self.path("o.csv")), message)
+        self.assertFailsCleanly(run("csv", self.path("none.json"), self.path("o.csv")),
                                 "cannot read")
 
 
 class TestCharts(Results):
     def test_charts_and_tables(self):
-        self.assertEqual(run(PLOT, "tables", self.results).returncode, 0)
+        self.assertEqual(run("tables", self.results).returncode, 0)
         tables = read(os.path.join(self.results, "tables.md"))
-        done = run(PLOT, "charts", self.results)
+        done = run("charts", self.results)
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertEqual(read(os.path.join(self.results, "tables.md")), tables)  # the same tables
-        self.assertLessEqual(set(plot.CHART_DRAWERS), {name for name, _ in plot.CHARTS})
-        for name in plot.CHART_DRAWERS:
+        self.assertLessEqual(set(charts.CHART_DRAWERS), {name for name, _ in schema.CHARTS})
+        for name in charts.CHART_DRAWERS:
             with open(os.path.join(self.results, name), "rb") as f:
                 self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n", name)
         # The variants (rows with variant_of) stay out of the charts, and are named; lessons are not.
@@ -371,13 +381,13 @@ class TestCharts(Results):
 
     def test_one_colour_per_chapter_neighbours_apart(self):
         from matplotlib.colors import to_rgb
-        colors = plot.kernel_colors([r for r in self.rows if not r["variant_of"]])
-        leads = dict(plot.lesson_kernels(self.rows))  # chapter -> its last lesson kernel
+        colors = chart_style.kernel_colors([r for r in self.rows if not r["variant_of"]])
+        leads = dict(results.lesson_kernels(self.rows))  # chapter -> its last lesson kernel
         self.assertEqual(len(leads), 9)
         for chapter, kernel in leads.items():  # the lead kernel in the chapter's colour
-            self.assertEqual(to_rgb(colors[chapter, kernel]), to_rgb(plot.chapter_color(chapter, 0)))
+            self.assertEqual(to_rgb(colors[chapter, kernel]), to_rgb(chart_style.chapter_color(chapter, 0)))
         # Consecutive chapters (01..10) far apart in RGB, and from the libraries' black and grey.
-        palette = [to_rgb(c) for c in plot.CHAPTER_PALETTE]
+        palette = [to_rgb(c) for c in chart_style.CHAPTER_PALETTE]
         for a, b in zip(palette, palette[1:] + [to_rgb("black"), to_rgb("dimgray")]):
             self.assertGreater(sum((x - y) ** 2 for x, y in zip(a, b)) ** 0.5, 0.5, (a, b))
         self.assertEqual(colors["09_cub_comparison", "cub_sum"], "black")
@@ -385,45 +395,45 @@ class TestCharts(Results):
         # 08's steps: in its colour in kernel_colors; dot.png gives each step before the lead
         # kernel a colour of its own (step_colors), far from the others, and a marker of its own.
         steps = [("08_dot_product", k) for k in ("dot_shared", "dot_coarsened", "dot_fma", "dot_two_pass")]
-        self.assertEqual({to_rgb(colors[k]) for k in steps}, {to_rgb(plot.chapter_color("08_dot_product", 0))})
-        own = [to_rgb(plot.step_colors(self.rows, colors)[k]) for k in steps]
-        self.assertEqual(own[-1], to_rgb(plot.chapter_color("08_dot_product", 0)))
+        self.assertEqual({to_rgb(colors[k]) for k in steps}, {to_rgb(chart_style.chapter_color("08_dot_product", 0))})
+        own = [to_rgb(charts_dtypes.step_colors(self.rows, colors)[k]) for k in steps]
+        self.assertEqual(own[-1], to_rgb(chart_style.chapter_color("08_dot_product", 0)))
         for i, a in enumerate(own):
             for b in own[i + 1:]:
                 self.assertGreater(sum((x - y) ** 2 for x, y in zip(a, b)) ** 0.5, 0.3, (a, b))
-        self.assertEqual(sorted(plot.step_markers(self.rows).values()), sorted(plot.STEP_MARKERS[:3]))
-        self.assertNotIn("roofline.png", [name for name, _ in plot.CHARTS])
+        self.assertEqual(sorted(charts_dtypes.step_markers(self.rows).values()), sorted(charts_dtypes.STEP_MARKERS[:3]))
+        self.assertNotIn("roofline.png", [name for name, _ in schema.CHARTS])
 
     def test_placeholders_when_rows_are_missing(self):
         # Only f32 sums at one size, all L2-resident: the dtype and dot charts say there is
         # nothing to show, the bar chart falls back to the largest n.
         rows = [r for r in self.rows if (r["op"], r["dtype"], r["n"]) == ("sum", "f32", 2 ** 20)]
-        plot.write_csv(rows, self.csv)
-        done = run(PLOT, "charts", self.results)
+        bench_csv.write_csv(rows, self.csv)
+        done = run("charts", self.results)
         self.assertEqual(done.returncode, 0, done.stderr)
-        for name in plot.CHART_DRAWERS:
+        for name in charts.CHART_DRAWERS:
             self.assertGreater(os.path.getsize(os.path.join(self.results, name)), 1000, name)
-        self.assertEqual(plot.pick_dram_n(rows), (2 ** 20, "largest measured; 2^28 not in bench.csv"))
+        self.assertEqual(results.pick_dram_n(rows), (2 ** 20, "largest measured; 2^28 not in bench.csv"))
 
     def chart(self, name, rows=None):
         """One chart of CHART_DRAWERS, drawn as `charts` draws it (no variant), kept open."""
         shown = [r for r in (self.rows if rows is None else rows) if not r["variant_of"]]
-        fig = draw_chart(plot.CHART_DRAWERS[name], shown, plot.Machine(MACHINE_TXT),
-                         plot.kernel_colors(shown), os.path.join(self.results, name))
-        self.addCleanup(plot._pyplot().close, fig)
+        fig = draw_chart(charts.CHART_DRAWERS[name], shown, results.Machine(MACHINE_TXT),
+                         chart_style.kernel_colors(shown), os.path.join(self.results, name))
+        self.addCleanup(chart_style._pyplot().close, fig)
         return fig
 
     def test_every_chart_tells_its_story_at_a_glance(self):
-        for name in plot.CHART_DRAWERS:
+        for name in charts.CHART_DRAWERS:
             fig = self.chart(name)
             for ax in fig.axes:  # at most 6 series a panel, named on the chart, not in a legend
-                self.assertLessEqual(plot.series_count(ax), MAX_SERIES, name)
+                self.assertLessEqual(chart_style.series_count(ax), MAX_SERIES, name)
                 if name != "launch_cost.png":
                     self.assertLessEqual(len(ax.get_legend().texts) if ax.get_legend() else 0, 2, name)
             self.assertEqual(overlapping_labels(fig, others=True), [], name)
             self.assertIn(": ", title(fig), name)  # a message, not a caption
-        self.assertEqual(plot._chapter_numbers(["05_a", "06_b", "07_c", "10_d"]), "05–07 and 10")
-        self.assertEqual(plot._group_names(["01_a", "09_cub_comparison", "02_b"]), "chapters 01, 02 and CUB")
+        self.assertEqual(chart_labels._chapter_numbers(["05_a", "06_b", "07_c", "10_d"]), "05–07 and 10")
+        self.assertEqual(chart_labels._group_names(["01_a", "09_cub_comparison", "02_b"]), "chapters 01, 02 and CUB")
 
     def test_bandwidth_chart(self):
         fig = self.chart("bandwidth_vs_n.png")
@@ -431,11 +441,11 @@ class TestCharts(Results):
         self.assertEqual((top.get_yscale(), ratios.get_yscale()), ("log", "linear"))
         # The chapters at CUB's bandwidth at 2^28 (≥ 0.9× CUB) are a band in the log panel and
         # lines in the linear one, their GB/s divided by cub_sum's at the same n.
-        sums = [r for r in plot.select(self.rows, "sum", "f32") if not r["variant_of"]]
+        sums = [r for r in results.select(self.rows, "sum", "f32") if not r["variant_of"]]
         cub = {r["n"]: r for r in sums if r["kernel"] == "cub_sum"}
-        close = [k for k in plot.lesson_kernels(sums) if self.row(k[1], 2 ** 28)["gbps"] >= 0.9 * cub[2 ** 28]["gbps"]]
+        close = [k for k in results.lesson_kernels(sums) if self.row(k[1], 2 ** 28)["gbps"] >= 0.9 * cub[2 ** 28]["gbps"]]
         self.assertEqual([c for c, _ in close], ["05_coarsened", "06_warp_shuffle", "07_two_pass", "10_single_pass"])
-        self.assertEqual(list(labelled(top)), [plot.legend_label(c, k) for c, k in plot.lesson_kernels(sums)
+        self.assertEqual(list(labelled(top)), [chart_style.legend_label(c, k) for c, k in results.lesson_kernels(sums)
                                                if (c, k) not in close] + ["09_cub_comparison: cub_sum (baseline)"])
         band, = [c for c in top.collections if not c.get_label().startswith("_")]
         self.assertEqual(band.get_label(), "chapters 05–07 and 10")
@@ -445,17 +455,17 @@ class TestCharts(Results):
             gbps = [self.row(k, n)["gbps"] for _, k in close]
             self.assertAlmostEqual(min(ys), min(gbps))
             self.assertAlmostEqual(max(ys), max(gbps))
-        self.assertEqual(list(labelled(ratios)), [plot.legend_label(*k) for k in close])
+        self.assertEqual(list(labelled(ratios)), [chart_style.legend_label(*k) for k in close])
         for (_, kernel), line in zip(close, labelled(ratios).values()):
             self.assertEqual(list(line.get_xdata()), sorted(cub))
             for n, y in zip(line.get_xdata(), line.get_ydata()):
                 self.assertAlmostEqual(y, self.row(kernel, n)["gbps"] / cub[n]["gbps"])
         self.assertIn([1.0, 1.0], [list(line.get_ydata()) for line in ratios.get_lines()])  # CUB = 1
-        self.assertEqual({t.get_text() for t in plot.direct_labels(top)},
+        self.assertEqual({t.get_text() for t in chart_labels.direct_labels(top)},
                          {"01_naive", "02_convergent", "03_shared", "04_multiblock_atomic",
                           "cub_sum (baseline)", "05–07 and 10: × CUB below"})
         self.assertLessEqual({"05_coarsened", "06_warp_shuffle", "07_two_pass", "10_single_pass"},
-                             {t.get_text() for t in plot.direct_labels(ratios)})
+                             {t.get_text() for t in chart_labels.direct_labels(ratios)})
         at = [self.row(k, 2 ** 28)["gbps"] / cub[2 ** 28]["gbps"] for _, k in close]
         self.assertIn(f"f32 sum at n = 2^28: chapters 05–07 and 10 run at {min(at):.2f}–{max(at):.2f}× CUB",
                       title(fig))
@@ -472,13 +482,13 @@ class TestCharts(Results):
         ns = [2 ** 10, 2 ** 14, 2 ** 20, 2 ** 24, 2 ** 26, 2 ** 28, 2 ** 30]
         self.assertEqual(list(lines["07_two_pass: reduce_two_pass"].get_ydata()),
                          [self.row("reduce_two_pass", n)["time_us"] for n in ns])
-        floor = plot.read_floor(self.results)
+        floor = results.read_floor(self.results)
         self.assertEqual(list(lines["empty kernel"].get_ydata()), [floor["time_us"]] * 2)
         dotted = [line for line in ax.get_lines() if line.get_linestyle() == ":"]  # one call from idle
         self.assertIn([self.row("reduce_single_pass", n)["latency_us"] for n in ns],
                       [list(line.get_ydata()) for line in dotted])
         self.assertIn([floor["latency_us"]] * 2, [list(line.get_ydata()) for line in dotted])
-        self.assertEqual({t.get_text() for t in plot.direct_labels(ax)},
+        self.assertEqual({t.get_text() for t in chart_labels.direct_labels(ax)},
                          {"03_shared", "07_two_pass", "cub_sum (baseline)", "10_single_pass"})
 
     def test_dtypes_chart(self):
@@ -497,7 +507,7 @@ class TestCharts(Results):
         texts = [t.get_text() for t in ax.texts]
         f16, f32 = (self.row("reduce_coarsened", 2 ** 28, dtype=d)["gbps"] for d in ("f16", "f32"))
         self.assertIn(f"f16  {f16 / f32:.2f}× f32", texts)
-        self.assertEqual(plot.series_count(ax), 3)
+        self.assertEqual(chart_style.series_count(ax), 3)
 
     def test_dot_chart(self):
         from matplotlib.colors import to_rgb
@@ -520,36 +530,36 @@ class TestCharts(Results):
         # here: CUB's bf16 call).
         bf16 = [self.row("dot_two_pass", n, "dot", "bf16") for n in (2 ** 24, 2 ** 26, 2 ** 28, 2 ** 30)]
         worst = min(bf16, key=lambda r: r["ratio_to_cub"])
-        note, = [t.get_text() for t in plot.direct_labels(lower) if t.get_text().startswith("bf16")]
-        self.assertIn(f"{worst['gbps']:.0f} GB/s at n = {plot.pow2_label(worst['n'])}", note)
+        note, = [t.get_text() for t in chart_labels.direct_labels(lower) if t.get_text().startswith("bf16")]
+        self.assertIn(f"{worst['gbps']:.0f} GB/s at n = {schema.pow2_label(worst['n'])}", note)
         self.assertIn(f"{worst['ratio_to_cub']:.2f}× CUB", note)
         # With f16 rows, the drop is measured against them.
         rows = [dict(r, dtype="f16", gbps=(4 if r is bf16[1] else 2) * r["gbps"]) for r in bf16] + bf16
-        row, f16, _ = plot.bf16_drop(rows)
+        row, f16, _ = charts_dtypes.bf16_drop(rows)
         self.assertEqual((row["n"], f16), (bf16[1]["n"], 0.25))
 
     def test_tick_labels_never_collide(self):
-        plt = plot._pyplot()
+        plt = chart_style._pyplot()
         fig, ax = plt.subplots()
         self.addCleanup(plt.close, fig)
-        plot._log2_n_axis(ax, [8, 32, 34, 128, 1023, 1024, 1067, 3000], plt)
+        chart_style._log2_n_axis(ax, [8, 32, 34, 128, 1023, 1024, 1067, 3000], plt)
         self.assertEqual(list(ax.get_xticks()), [8, 32, 128, 1024, 3000])
 
     def draw_launch_cost(self, rows):
         """The launch-cost chart of rows into the results folder, its figure kept for a look."""
         figures = []
         shown = [r for r in rows if not r["variant_of"]]
-        with mock.patch.object(plot, "_save", lambda fig, path: figures.append(fig)):
-            plot.chart_launch_cost(shown, plot.Machine(os.path.join(self.results, "machine.txt")),
-                                   plot.kernel_colors(shown),
+        with saves_caught(lambda fig, path: figures.append(fig)):
+            charts_n.chart_launch_cost(shown, results.Machine(os.path.join(self.results, "machine.txt")),
+                                   chart_style.kernel_colors(shown),
                                    os.path.join(self.results, "launch_cost.png"))
-        self.addCleanup(plot._pyplot().close, figures[0])
+        self.addCleanup(chart_style._pyplot().close, figures[0])
         return figures[0]
 
     def test_launch_cost_chart(self):
         fig = self.draw_launch_cost(self.rows)
         left, right = fig.axes
-        floor = plot.read_floor(self.results)
+        floor = results.read_floor(self.results)
         small = [2 ** 10, 2 ** 14, 2 ** 20]  # the sizes measured up to 2^22
         single, cub = "10_single_pass: reduce_single_pass", "09_cub_comparison: cub_sum (baseline)"
 
@@ -583,7 +593,7 @@ class TestCharts(Results):
         self.assertIn("No f32 sum rows of 10_single_pass", fig.axes[0].texts[0].get_text())
         # Neither stops `charts`, nor does a bench.csv from before the loop and graph columns.
         without_columns(self.csv, {"b2b_us", "graph_us"})
-        done = run(PLOT, "charts", self.results)
+        done = run("charts", self.results)
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertGreater(os.path.getsize(os.path.join(self.results, "launch_cost.png")), 1000)
         self.assertNotIn("200 calls in a loop", read(os.path.join(self.results, "tables.md")))
@@ -592,20 +602,20 @@ class TestCharts(Results):
     def test_published_h200_results(self):
         folder = self.path("published")
         shutil.copytree(PUBLISHED, folder)  # a copy: the test never rewrites the published charts
-        done = run(PLOT, "charts", folder)
+        done = run("charts", folder)
         self.assertEqual(done.returncode, 0, done.stderr)
         # Its charts keep the rules too: at most 6 series a panel, no label over another.
-        every, machine = plot.read_results(folder)
-        shown = [r for r in plot.flat_rows(every) if not r["variant_of"]]
-        figures = {name: draw_chart(draw, shown, machine, plot.kernel_colors(shown),
+        every, machine = results.read_results(folder)
+        shown = [r for r in results.flat_rows(every) if not r["variant_of"]]
+        figures = {name: draw_chart(draw, shown, machine, chart_style.kernel_colors(shown),
                                     os.path.join(folder, name))
-                   for name, draw in plot.CHART_DRAWERS.items()}
-        figures["batched.png"] = draw_chart(plot.chart_batched, plot.batched_rows(every), machine,
+                   for name, draw in charts.CHART_DRAWERS.items()}
+        figures["batched.png"] = draw_chart(charts_batched.chart_batched, results.batched_rows(every), machine,
                                             os.path.join(folder, "batched.png"))
         for name, fig in figures.items():
-            self.addCleanup(plot._pyplot().close, fig)
+            self.addCleanup(chart_style._pyplot().close, fig)
             for ax in fig.axes:
-                self.assertLessEqual(plot.series_count(ax), MAX_SERIES, name)
+                self.assertLessEqual(chart_style.series_count(ax), MAX_SERIES, name)
             self.assertEqual(overlapping_labels(fig, others=True), [], name)
         # The batched chart's ticks: 2^5 and a mean length of 34 no longer share a place.
         ticks = figures["batched.png"].axes[-1].get_xticks()
@@ -613,7 +623,7 @@ class TestCharts(Results):
 
 
 class TestCompare(Results):
-    def other_run(self, scale, columns=plot.CSV_COLUMNS):
+    def other_run(self, scale, columns=schema.CSV_COLUMNS):
         """Another results folder: the first row left out, every GB/s times scale, only `columns`."""
         with open(self.csv, newline="", encoding="utf-8") as f:
             rows = list(csv.DictReader(f))[1:]
@@ -626,7 +636,7 @@ class TestCompare(Results):
         return self.path("other")
 
     def test_compare(self):
-        done = run(PLOT, "compare", self.results, self.other_run(0.8))
+        done = run("compare", self.results, self.other_run(0.8))
         self.assertEqual(done.returncode, 0, done.stderr)
         text = read(os.path.join(self.results, "compare.md"))
         self.assertEqual(done.stdout.strip(), text.strip())
@@ -643,30 +653,30 @@ class TestCompare(Results):
         self.assertNotIn("`reduce_coarsened_x8` | sum |", text)  # a variant, not a lead
 
     def test_compare_with_a_run_from_before_variant_of_and_params(self):
-        other = self.other_run(0.5, [c for c in plot.CSV_COLUMNS if c not in plot.OPTIONAL_COLUMNS])
+        other = self.other_run(0.5, [c for c in schema.CSV_COLUMNS if c not in schema.OPTIONAL_COLUMNS])
         self.assertNotIn("variant_of", read(os.path.join(other, "bench.csv")))
-        done = run(PLOT, "compare", self.results, other)
+        done = run("compare", self.results, other)
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertIn("| 09_cub_comparison | `cub_sum` | 2.000* |", done.stdout)
-        self.assertFailsCleanly(run(PLOT, "compare", self.results, self.path("nowhere")), "cannot read")
+        self.assertFailsCleanly(run("compare", self.results, self.path("nowhere")), "cannot read")
 
 
 class TestMalformedInput(Results):
     def charts_on(self, lines):
         write(self.csv, "\n".join(lines) + "\n")
-        return run(PLOT, "charts", self.results)
+        return run("charts", self.results)
 
     def test_bad_csv(self):
         lines = read(self.csv).splitlines()
 
         def with_field(column, value):
             fields = lines[1].split(",")
-            fields[plot.CSV_COLUMNS.index(column)] = value
+            fields[schema.CSV_COLUMNS.index(column)] = value
             return [lines[0], ",".join(fields)]
 
         self.assertFailsCleanly(self.charts_on([""]), "empty")
         self.assertFailsCleanly(self.charts_on(lines[:1]), "no data rows")
-        end = plot.CSV_COLUMNS.index("ratio_to_cub")
+        end = schema.CSV_COLUMNS.index("ratio_to_cub")
         cut = [",".join(line.split(",")[:end]) for line in lines]  # no ratio_to_cub and after
         self.assertFailsCleanly(self.charts_on(cut), "lacks column(s): ratio_to_cub")
         self.assertFailsCleanly(self.charts_on(with_field("gbps", "fast")), "gbps", "not a number")
@@ -675,27 +685,27 @@ class TestMalformedInput(Results):
 
     def test_bad_machine(self):
         os.remove(os.path.join(self.results, "machine.txt"))
-        self.assertFailsCleanly(run(PLOT, "charts", self.results), "cannot read", "machine.txt")
+        self.assertFailsCleanly(run("charts", self.results), "cannot read", "machine.txt")
         write(os.path.join(self.results, "machine.txt"), "gpu: NVIDIA H200\nl2_bytes: 62914560\n")
-        self.assertFailsCleanly(run(PLOT, "charts", self.results), "dram_gbps")
-        self.assertFailsCleanly(run(PLOT, "charts", self.path("nowhere")), "cannot read")
+        self.assertFailsCleanly(run("charts", self.results), "dram_gbps")
+        self.assertFailsCleanly(run("charts", self.path("nowhere")), "cannot read")
 
 
 class TestTopReadme(Results):
     def test_replaces_the_section(self):
-        self.assertEqual(run(PLOT, "charts", self.results).returncode, 0)
+        self.assertEqual(run("charts", self.results).returncode, 0)
         path = self.path("README.md")
         write(path, "# Reductions\n\n<!-- results:begin -->\nstale\n<!-- results:end -->\n\nAfter.\n")
-        done = run(UPDATE_README, path, self.results)
+        done = run("readmes", path, self.results)
         self.assertEqual(done.returncode, 0, done.stderr)
         text = read(path)
         self.assertTrue(text.startswith("# Reductions\n\n<!-- results:begin -->\nMeasured on "
-                                        "**NVIDIA H200**. Generated by `scripts/update_readme.py` from "
+                                        "**NVIDIA H200**. Generated by `python3 -m tools readmes` from "
                                         "[`results/h200/bench.csv`](results/h200/bench.csv)"))
         self.assertTrue(text.endswith("[`results/h200/tables.md`](results/h200/tables.md).\n"
                                       "<!-- results:end -->\n\nAfter.\n"))
-        for name, alt in plot.CHARTS:  # those drawn: lessons.py's chart needs a profile
-            if name in plot.CHART_DRAWERS:
+        for name, alt in schema.CHARTS:  # those drawn: the lessons job's chart needs a profile
+            if name in charts.CHART_DRAWERS:
                 self.assertIn(f"![{alt}](results/h200/{name})", text)
         self.assertNotIn("bytes_in_flight.png", text)
         # One line per chapter's lead kernel, the library last; no variant.
@@ -706,14 +716,14 @@ class TestTopReadme(Results):
         fields = ("gbps", "pct_peak", "ratio_to_cub")
         self.assertEqual(table[6][2:], cells(self.row("reduce_warp_shuffle", 2 ** 28), *fields) +
                          [c + "*" for c in cells(self.row("reduce_warp_shuffle", 2 ** 20), *fields)])
-        self.assertEqual(run(UPDATE_README, path, self.results).returncode, 0)
+        self.assertEqual(run("readmes", path, self.results).returncode, 0)
         self.assertEqual(read(path), text)  # running it again changes nothing
 
     def test_markers(self):
         for text, message in (("# No markers here.\n", "results:begin"),
                               ("<!-- results:end -->\n<!-- results:begin -->\n", "comes before")):
             write(self.path("README.md"), text)
-            self.assertFailsCleanly(run(UPDATE_README, self.path("README.md"), self.results), message)
+            self.assertFailsCleanly(run("readmes", self.path("README.md"), self.results), message)
             self.assertEqual(read(self.path("README.md")), text)
 
 
@@ -723,7 +733,7 @@ class TestChapterReadme(Results):
         return self.path(name)
 
     def update(self, name):
-        done = run(UPDATE_README, "--chapter", self.chapter(name), self.results)
+        done = run("readmes", "--chapter", self.chapter(name), self.results)
         self.assertEqual(done.returncode, 0, done.stderr)
         return read(self.path(name, "README.md"))
 
@@ -733,7 +743,7 @@ class TestChapterReadme(Results):
         self.assertTrue(text.endswith(" rerun the script instead.*\n<!-- results:end -->\n\nAfter.\n"))
         # Under the f32 sum and max tables: the GPU and the CSV, linked relative to the chapter.
         self.assertEqual(text.count("*NVIDIA H200. Generated from [`results/h200/bench.csv`]"
-                                    "(../results/h200/bench.csv) by `scripts/update_readme.py --chapter`"), 2)
+                                    "(../results/h200/bench.csv) by `python3 -m tools readmes --chapter`"), 2)
         for op, cub in (("sum", "cub_sum"), ("max", "cub_max_builtin")):
             table = table_after(text, f"**f32 {op}**, `reduce_shared`")
             self.assertEqual(table[0], ["n", "input", "memory", "µs per call, back to back", "µs, one call",
@@ -829,7 +839,7 @@ class TestChapterReadme(Results):
             "`reduce_single_pass`, in a graph (µs)", "`cub_sum`, in a graph (µs)",
             "one call − floor (µs)", "in a loop − floor (µs)"])
         self.assertEqual([line[0] for line in cost[1:]], ["2^10", "2^14", "2^20"])
-        floor = plot.read_floor(self.results)
+        floor = results.read_floor(self.results)
         for line in cost[1:]:
             n = 2 ** int(line[0][2:])
             mine, cub = self.row("reduce_single_pass", n), self.row("cub_sum", n)
@@ -902,7 +912,7 @@ class TestChapterReadme(Results):
         table = table_after(text, "**f32 sum** against `cub_sum`")
         sizes = sorted(r["n"] for r in self.rows if r["kernel"] == "cub_sum")
         self.assertEqual(table[0], ["chapter", "kernel"] + [
-            plot.pow2_label(n) + ("*" if self.row("cub_sum", n)["l2_resident"] else "") for n in sizes])
+            schema.pow2_label(n) + ("*" if self.row("cub_sum", n)["l2_resident"] else "") for n in sizes])
         self.assertEqual([line[1] for line in table[1:]], F32_SUM_LEADS + ["`cub_sum`: GB/s"])
         r = self.row("reduce_coarsened", 2 ** 28)
         self.assertEqual(table[5][2 + sizes.index(2 ** 28)], cells(r, "ratio_to_cub")[0])
@@ -913,21 +923,21 @@ class TestChapterReadme(Results):
         self.assertIn("**bf16 sum** against `cub_transform_reduce`", text)
 
     def test_chapter_errors(self):
-        self.assertFailsCleanly(run(UPDATE_README, "--chapter", self.chapter("10_new"), self.results),
+        self.assertFailsCleanly(run("readmes", "--chapter", self.chapter("10_new"), self.results),
                                 "no rows of chapter 10_new")
         folder = self.chapter("01_naive", "# No markers\n")
-        self.assertFailsCleanly(run(UPDATE_README, "--chapter", folder, self.results), "results:begin")
+        self.assertFailsCleanly(run("readmes", "--chapter", folder, self.results), "results:begin")
         self.assertEqual(read(os.path.join(folder, "README.md")), "# No markers\n")
-        self.assertFailsCleanly(run(UPDATE_README, "--chapter", self.path("nowhere"), self.results),
+        self.assertFailsCleanly(run("readmes", "--chapter", self.path("nowhere"), self.results),
                                 "cannot read")
-        self.assertEqual(run(UPDATE_README, "--chapter", folder).returncode, 2)
+        self.assertEqual(run("readmes", "--chapter", folder).returncode, 2)
 
     def test_all(self):
         write(self.path("README.md"), MARKED)
         for name in ("01_naive", "05_coarsened"):
             self.chapter(name)
         self.chapter("03_shared", "# Not written yet\n")
-        done = run(UPDATE_README, "--all", self.path("README.md"), self.results)
+        done = run("readmes", "--all", self.path("README.md"), self.results)
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertIn("skipped", done.stdout)
         self.assertIn("| 06_warp_shuffle | `reduce_warp_shuffle` |", read(self.path("README.md")))
@@ -941,7 +951,7 @@ class TestChapterReadme(Results):
         write(self.path("README.md"), MARKED)
         self.chapter("01_naive")
         self.chapter("10_new")  # markers, but no rows
-        done = run(UPDATE_README, "--all", self.path("README.md"), self.results)
+        done = run("readmes", "--all", self.path("README.md"), self.results)
         self.assertEqual(done.returncode, 2, done.stderr)
         self.assertIn("error: " + self.csv + " has no rows of chapter 10_new", done.stderr)
         for path in (self.path("README.md"), self.path("01_naive", "README.md")):
@@ -963,7 +973,7 @@ class TestBatched(Results):
         return self.path(name)
 
     def update(self, name="11_batched"):
-        done = run(UPDATE_README, "--chapter", self.chapter(name), self.results)
+        done = run("readmes", "--chapter", self.chapter(name), self.results)
         self.assertEqual(done.returncode, 0, done.stderr)
         return read(self.path(name, "README.md")), done
 
@@ -998,13 +1008,13 @@ class TestBatched(Results):
         write_json(self.path("b.json"), entries + [dict(again, time_us=scale * again["time_us"],
                                                         repetition_index=i)
                                                    for i, scale in ((1, 2.0), (2, 0.5))])
-        self.assertEqual(run(PLOT, "csv", self.path("b.json"), self.csv).returncode, 0)
-        self.assertEqual(plot.read_csv(self.csv), self.rows)
+        self.assertEqual(run("csv", self.path("b.json"), self.csv).returncode, 0)
+        self.assertEqual(results.read_csv(self.csv), self.rows)
 
     def test_ratio_to_cub(self):
-        for r in plot.batched_rows(self.rows):  # CUB's segmented reduction at the same shape
+        for r in results.batched_rows(self.rows):  # CUB's segmented reduction at the same shape
             cub = [c for c in self.rows if c["kernel"] == "cub_segmented_reduce"
-                   and plot.batched_key(c) == plot.batched_key(r)]
+                   and schema.batched_key(c) == schema.batched_key(r)]
             if r["layout"] == "columns":
                 self.assertEqual(cub, [])
                 self.assertIsNone(r["ratio_to_cub"])
@@ -1022,10 +1032,10 @@ class TestBatched(Results):
     def test_bad_layout(self):
         entries = json.loads(read(BATCHED_JSON))["benchmarks"]
         write_json(self.path("b.json"), entries + [dict(batched_json_entries()[0], layout_id=7.0)])
-        self.assertFailsCleanly(run(PLOT, "csv", self.path("b.json"), self.path("o.csv")),
+        self.assertFailsCleanly(run("csv", self.path("b.json"), self.path("o.csv")),
                                 "layout_id 7", "rows, columns, segments")
         write(self.csv, read(self.csv).replace(",rows,", ",tiles,", 1))
-        self.assertFailsCleanly(run(PLOT, "tables", self.results), "layout 'tiles'")
+        self.assertFailsCleanly(run("tables", self.results), "layout 'tiles'")
 
     def test_flat_tables_charts_and_readmes_unchanged_by_batched_rows(self):
         # One folder of the flat rows, one of the same with batched rows beside them.
@@ -1034,18 +1044,18 @@ class TestBatched(Results):
             folder = folders[name] = self.path(name, "results", "h200")
             os.makedirs(folder)
             write_json(self.path(name, "bench.json"), entries)
-            self.assertEqual(run(PLOT, "csv", self.path(name, "bench.json"),
+            self.assertEqual(run("csv", self.path(name, "bench.json"),
                                  os.path.join(folder, "bench.csv")).returncode, 0)
             shutil.copy(MACHINE_TXT, folder)
             write(self.path(name, "README.md"), MARKED)
             for chapter in ("05_coarsened", "09_cub_comparison", "10_single_pass"):
                 write(self.path(name, chapter, "README.md"), MARKED)
-            done = run(UPDATE_README, "--all", self.path(name, "README.md"), folder)
+            done = run("readmes", "--all", self.path(name, "README.md"), folder)
             self.assertEqual(done.returncode, 0, done.stderr)
-            self.assertEqual(run(PLOT, "charts", folder).returncode, 0)
+            self.assertEqual(run("charts", folder).returncode, 0)
         flat, both = (read(os.path.join(folders[name], "tables.md")) for name in ("flat", "both"))
         self.assertTrue(both.startswith(flat + "## Batched reductions\n"))
-        for name in plot.CHART_DRAWERS:
+        for name in charts.CHART_DRAWERS:
             with open(os.path.join(folders["flat"], name), "rb") as a, \
                     open(os.path.join(folders["both"], name), "rb") as b:
                 self.assertEqual(a.read(), b.read(), name)
@@ -1062,19 +1072,19 @@ class TestBatched(Results):
         summary = table_after(top_both[start:], "Many reductions at once")
         self.assertEqual(summary[0][:4], ["Chapter", "Kernel", "layout", "shapes"])
         for line in summary[1:]:
-            mine = [r for r in plot.batched_rows(self.rows) if (r["kernel"], r["layout"], r["op"], r["dtype"])
+            mine = [r for r in results.batched_rows(self.rows) if (r["kernel"], r["layout"], r["op"], r["dtype"])
                     == (line[1].strip("`"), line[2], "sum", "f32")]
             self.assertEqual(line[3], str(len(mine)))
             self.assertEqual(line[4], cells(min(mine, key=lambda r: r["gbps"]), "gbps")[0].rstrip("*"))
             self.assertEqual(line[6], cells(max(mine, key=lambda r: r["gbps"]), "gbps")[0].rstrip("*"))
         self.assertEqual([line[2] for line in summary[1:]], ["rows", "columns", "segments"])
-        compare = run(PLOT, "compare", folders["both"], folders["flat"])
+        compare = run("compare", folders["both"], folders["flat"])
         self.assertEqual(compare.returncode, 0, compare.stderr)
         self.assertRegex(compare.stdout, r"Rows only in \S+: 0; only in \S+: 0\.")
         self.assertNotIn("11_batched", compare.stdout)
 
     def test_batched_tables(self):
-        self.assertEqual(run(PLOT, "tables", self.results).returncode, 0)
+        self.assertEqual(run("tables", self.results).returncode, 0)
         tables = read(os.path.join(self.results, "tables.md"))
         self.assertEqual([line for line in tables.splitlines() if line.startswith("## ")],
                          ["## sum, f32", "## Batched reductions"])  # the flat rows' before
@@ -1100,7 +1110,7 @@ class TestBatched(Results):
                       + cells(heavy, "gbps", "pct_peak", "ratio_to_cub") + [ratio(heavy, heavy_naive)], table)
         # Layouts in reading order, shapes by length, the lesson before its variants and CUB.
         self.assertEqual([line[0] for line in table[1:]],
-                         sorted((line[0] for line in table[1:]), key=plot.LAYOUTS.index))
+                         sorted((line[0] for line in table[1:]), key=schema.LAYOUTS.index))
         self.assertEqual([line[4] for line in table[1:7]],
                          ["`reduce_rows`", "`reduce_rows_thread_per_row`", "`reduce_rows_group_per_row`",
                           "`reduce_rows_block_per_row`", "`reduce_rows_blocks_per_row`",
@@ -1111,14 +1121,14 @@ class TestBatched(Results):
 
     def draw_batched(self):
         figures = []
-        with mock.patch.object(plot, "_save", lambda fig, path: figures.append(fig)):
-            plot.chart_batched(plot.batched_rows(self.rows), plot.Machine(MACHINE_TXT),
+        with saves_caught(lambda fig, path: figures.append(fig)):
+            charts_batched.chart_batched(results.batched_rows(self.rows), results.Machine(MACHINE_TXT),
                                os.path.join(self.results, "batched.png"))
-        self.addCleanup(plot._pyplot().close, figures[0])
+        self.addCleanup(chart_style._pyplot().close, figures[0])
         return figures[0]
 
     def test_batched_chart(self):
-        done = run(PLOT, "charts", self.results)
+        done = run("charts", self.results)
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertIn("batched.png", done.stdout)
         with open(os.path.join(self.results, "batched.png"), "rb") as f:
@@ -1130,7 +1140,7 @@ class TestBatched(Results):
         lines = labelled(top)
         self.assertEqual(list(lines), ["reduce_rows", "reduce_columns", "reduce_segments, uniform",
                                        "reduce_segments, heavy-tailed"])
-        self.assertEqual({t.get_text() for t in plot.direct_labels(top)} - {
+        self.assertEqual({t.get_text() for t in chart_labels.direct_labels(top)} - {
             "measured device-to-device copy: 4020 GB/s", "theoretical DRAM: 4800 GB/s"}, set(lines))
         rows = lines["reduce_rows"]
         self.assertEqual(list(rows.get_xdata()), [4, 256, 2 ** 14, 2 ** 20])
@@ -1160,12 +1170,12 @@ class TestBatched(Results):
         self.assertIn([1.0, 1.0], [list(line.get_ydata()) for line in ratios.get_lines()])  # CUB = 1
         self.assertIn("columns: CUB has none", ratios.get_title())
         for ax in fig.axes:
-            self.assertLessEqual(plot.series_count(ax), MAX_SERIES)
+            self.assertLessEqual(chart_style.series_count(ax), MAX_SERIES)
         self.assertEqual(overlapping_labels(fig, others=True), [])
         self.assertTrue(title(fig).startswith("Batched f32 sums: the lessons run at "))
         # A run without batched rows leaves no batched chart behind.
-        plot.write_csv(plot.flat_rows(self.rows), self.csv)
-        done = run(PLOT, "charts", self.results)
+        bench_csv.write_csv(results.flat_rows(self.rows), self.csv)
+        done = run("charts", self.results)
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertIn("removed", done.stdout)
         self.assertFalse(os.path.exists(os.path.join(self.results, "batched.png")))
@@ -1181,8 +1191,8 @@ class TestBatched(Results):
                         time_us=tuned["time_us"] / 0.8)
         teaching.pop("param_strategy_id", None)
         write_json(self.path("t.json"), entries + [teaching])
-        self.assertEqual(run(PLOT, "csv", self.path("t.json"), self.csv).returncode, 0)
-        self.rows = plot.read_csv(self.csv)
+        self.assertEqual(run("csv", self.path("t.json"), self.csv).returncode, 0)
+        self.rows = results.read_csv(self.csv)
         text, _ = self.update()
         table = table_after(text, "**The teaching kernels against the tuned ones**")
         self.assertEqual(table[0], ["teaching kernel", "tuned kernel", "B", "L", "memory", "teaching GB/s",
@@ -1194,11 +1204,11 @@ class TestBatched(Results):
         self.assertNotIn("reduce_rows_teaching", "".join(sum(table_after(text, "**Rows, f32 sum"), [])))
 
     def test_chapter_readme(self):
-        self.assertEqual(run(PLOT, "charts", self.results).returncode, 0)
+        self.assertEqual(run("charts", self.results).returncode, 0)
         text, _ = self.update()
         self.assertTrue(text.startswith("# Chapter\n\nThe idea.\n\n<!-- results:begin -->\nMeasured on "
                                         "**NVIDIA H200**. Many reductions in one call"))
-        self.assertTrue(text.endswith(f"![{dict(plot.CHARTS)['batched.png']}](../results/h200/batched.png)\n"
+        self.assertTrue(text.endswith(f"![{dict(schema.CHARTS)['batched.png']}](../results/h200/batched.png)\n"
                                       "<!-- results:end -->\n\nAfter.\n"))
         self.assertEqual([line for line in text.splitlines() if line.startswith("**")], [
             "**f32 sum**, the lessons: each layout at every shape measured",
@@ -1206,7 +1216,7 @@ class TestBatched(Results):
             "**Rows, f32 sum: the measured alternatives**: the lesson's automatic choice of mapping "
             "against each mapping forced (its variants), GB/s; the fastest of each line in bold."])
         self.assertEqual(text.count("*NVIDIA H200. Generated from [`results/h200/bench.csv`]"
-                                    "(../results/h200/bench.csv) by `scripts/update_readme.py "
+                                    "(../results/h200/bench.csv) by `python3 -m tools readmes "
                                     "--chapter`"), 3)
         lessons = table_after(text, "**f32 sum**, the lessons")
         self.assertEqual(lessons[0], ["layout", "B", "L", "kernel", "memory", "GB/s", "% of DRAM peak",
@@ -1241,7 +1251,7 @@ class TestBatched(Results):
         self.assertEqual(self.update()[0], text)  # running it again changes nothing
 
     def test_segmented_chapter_readme(self):
-        self.assertEqual(run(PLOT, "charts", self.results).returncode, 0)
+        self.assertEqual(run("charts", self.results).returncode, 0)
         text, _ = self.update("12_segmented")
         self.assertIn("Many reductions in one call: a result per segment", text)
         self.assertEqual([line for line in text.splitlines() if line.startswith("**")], [
@@ -1261,32 +1271,32 @@ class TestBatched(Results):
     def test_rows_of_the_old_numbering_read_under_the_new(self):
         # A bench.csv from before segments had a chapter of their own names its segments rows
         # chapter 11's and its custom operators chapter 12's; they read under today's names.
-        rows = plot.read_csv(self.csv)
+        rows = results.read_csv(self.csv)
         with open(self.csv, newline="", encoding="utf-8") as f:
             lines = list(csv.reader(f))
         self.assertIn("12_segmented", {line[0] for line in lines[1:]})
         with open(self.csv, "w", newline="", encoding="utf-8") as f:
             csv.writer(f).writerows([lines[0]] + [["11_batched" if line[0] == "12_segmented" else line[0]]
                                                   + line[1:] for line in lines[1:]])
-        self.assertEqual(plot.read_csv(self.csv), rows)
-        self.assertEqual(plot.chapter_of("12_custom_ops", "flat"), "13_custom_ops")
-        self.assertEqual(plot.chapter_of("11_batched", "rows"), "11_batched")
+        self.assertEqual(results.read_csv(self.csv), rows)
+        self.assertEqual(results.chapter_of("12_custom_ops", "flat"), "13_custom_ops")
+        self.assertEqual(results.chapter_of("11_batched", "rows"), "11_batched")
 
     def test_chapter_readme_without_the_chart_or_the_rows(self):
         text, done = self.update()
         self.assertNotIn("batched.png", text)
         self.assertIn("no batched.png", done.stderr)
         # The other chapters see the flat rows only: 11 has none; the top README leaves it out.
-        self.assertFailsCleanly(run(UPDATE_README, "--chapter", self.chapter("12_next"), self.results),
+        self.assertFailsCleanly(run("readmes", "--chapter", self.chapter("12_next"), self.results),
                                 "no rows of chapter 12_next")
         write(self.path("README.md"), MARKED)
-        done = run(UPDATE_README, self.path("README.md"), self.results)
+        done = run("readmes", self.path("README.md"), self.results)
         self.assertEqual(done.returncode, 0, done.stderr)
         table = table_after(read(self.path("README.md")), "f32 sum per chapter")
         self.assertEqual([line[1] for line in table[1:]], ["`reduce_single_pass`", "`cub_sum`"])
         # Without batched rows, chapter 11 is a chapter without rows.
-        plot.write_csv(plot.flat_rows(self.rows), self.csv)
-        self.assertFailsCleanly(run(UPDATE_README, "--chapter", self.chapter(), self.results),
+        bench_csv.write_csv(results.flat_rows(self.rows), self.csv)
+        self.assertFailsCleanly(run("readmes", "--chapter", self.chapter(), self.results),
                                 "no rows of chapter 11_batched")
 
 
@@ -1313,7 +1323,7 @@ def custom_entry(kernel, op, dtype, n, gbps, error=None, bound=None, passed=None
 
 def flat_entry(chapter, kernel, dtype, n, gbps):
     """A flat sum row as common/bench.cpp writes one, DRAM-resident."""
-    size = plot.ELEMENT_BYTES[dtype]
+    size = tables.ELEMENT_BYTES[dtype]
     e = {"name": f"{chapter}/{kernel}/sum/{dtype}/{n}/iterations:1/manual_time", "run_type": "iteration",
          "n": float(n), "bytes": float(n * size), "time_us": n * size / gbps / 1e3, "gbps": gbps,
          "pct_peak": gbps / 48.0, "l2_resident": 0.0, "latency_us": 300.0, "reps": 20.0}
@@ -1331,7 +1341,7 @@ class TestEqualBytes(Results):
                      "i64": 4470.0, "u8": 3100.0}
         entries = [e for e in json_entries() if "/sum/" not in e["name"] or "/f32/" in e["name"]]
         for dtype, gbps in self.gbps.items():
-            n = 2 ** 30 // plot.ELEMENT_BYTES[dtype]
+            n = 2 ** 30 // tables.ELEMENT_BYTES[dtype]
             if dtype != "f32":
                 entries += [flat_entry("07_two_pass", "reduce_two_pass", dtype, n, gbps),
                             flat_entry("10_single_pass", "reduce_single_pass", dtype, n, gbps * 0.99),
@@ -1340,9 +1350,9 @@ class TestEqualBytes(Results):
         super().setUp()
 
     def test_table_by_bytes(self):
-        self.assertEqual(plot.baseline_for("sum", "u8"), ("09_cub_comparison", "cub_transform_reduce"))
-        self.assertEqual(plot.baseline_for("sum", "f32"), ("09_cub_comparison", "cub_sum"))
-        done = run(PLOT, "charts", self.results)
+        self.assertEqual(schema.baseline_for("sum", "u8"), ("09_cub_comparison", "cub_transform_reduce"))
+        self.assertEqual(schema.baseline_for("sum", "f32"), ("09_cub_comparison", "cub_sum"))
+        done = run("charts", self.results)
         self.assertEqual(done.returncode, 0, done.stderr)
         table = table_after(read(os.path.join(self.results, "tables.md")), "(CUB's: by `cub_sum`'s).")
         self.assertEqual(table[0], ["Chapter", "Kernel", "dtype", "16 MiB", "64 MiB", "256 MiB", "1 GiB",
@@ -1354,17 +1364,17 @@ class TestEqualBytes(Results):
         cub_u8 = next(line for line in table if line[1:3] == ["`cub_transform_reduce`", "u8"])
         self.assertEqual(cub_u8[7], f"{3100.0 * 0.9 / self.row('cub_sum', 2 ** 28)['gbps']:.3f}")
         self.assertEqual([line[2] for line in table[1:] if line[0] == "07_two_pass"],
-                         list(plot.ELEMENT_BYTES))
+                         list(tables.ELEMENT_BYTES))
 
     def test_chart(self):
-        machine = plot.Machine(MACHINE_TXT)
+        machine = results.Machine(MACHINE_TXT)
         shown = [r for r in self.rows if not r["variant_of"]]
-        fig = draw_chart(plot.chart_dtypes_equal_bytes, shown, machine, plot.kernel_colors(shown),
-                         os.path.join(self.results, plot.EQUAL_BYTES_CHART))
-        self.addCleanup(plot._pyplot().close, fig)
+        fig = draw_chart(charts_dtypes.chart_dtypes_equal_bytes, shown, machine, chart_style.kernel_colors(shown),
+                         os.path.join(self.results, schema.EQUAL_BYTES_CHART))
+        self.addCleanup(chart_style._pyplot().close, fig)
         ax = fig.axes[0]
-        self.assertLessEqual(plot.series_count(ax), MAX_SERIES)
-        self.assertEqual([t.get_text() for t in ax.get_xticklabels()], list(plot.ELEMENT_BYTES))
+        self.assertLessEqual(chart_style.series_count(ax), MAX_SERIES)
+        self.assertEqual([t.get_text() for t in ax.get_xticklabels()], list(tables.ELEMENT_BYTES))
         self.assertIn(": ", title(fig))
         f32 = self.row("reduce_two_pass", 2 ** 28)["gbps"]
         ratios = [g / f32 for dtype, g in self.gbps.items() if dtype != "f32"]
@@ -1372,7 +1382,7 @@ class TestEqualBytes(Results):
         self.assertEqual(overlapping_labels(fig, others=True), [])
         # Without rows beyond f32 nothing is drawn, and `charts` removes an older file.
         f32_only = [r for r in shown if r["dtype"] == "f32"]
-        self.assertFalse(plot.chart_dtypes_equal_bytes(f32_only, machine, {}, self.path("x.png")))
+        self.assertFalse(charts_dtypes.chart_dtypes_equal_bytes(f32_only, machine, {}, self.path("x.png")))
 
 
 class TestCustomOps(Results):
@@ -1398,24 +1408,24 @@ class TestCustomOps(Results):
         super().setUp()
         # The early exit's bytes, counted: bench.csv again, with them and machine.txt beside it.
         self.early_exit_read = 5e7
-        write(os.path.join(self.results, plot.EARLY_EXIT_BYTES),
+        write(os.path.join(self.results, schema.EARLY_EXIT_BYTES),
               f"op,true_at,n,dram_bytes_read\nany,0,{2 ** 30},{self.early_exit_read:.0f}\n")
-        self.csv_run = run(PLOT, "csv", self.bench_json, self.csv)
+        self.csv_run = run("csv", self.bench_json, self.csv)
         self.assertEqual(self.csv_run.returncode, 0, self.csv_run.stderr)
-        self.rows = plot.read_csv(self.csv)
+        self.rows = results.read_csv(self.csv)
 
     def test_early_exit_gbps_from_the_bytes_it_read(self):
         early = self.custom("reduce_early_exit", "any", true_at=0)
         self.assertEqual(early["bytes"], self.early_exit_read)
         self.assertAlmostEqual(early["gbps"], self.early_exit_read / (early["time_us"] * 1e3), places=4)
-        self.assertAlmostEqual(early["pct_peak"], 100 * early["gbps"] / plot.Machine(MACHINE_TXT).dram_gbps)
+        self.assertAlmostEqual(early["pct_peak"], 100 * early["gbps"] / results.Machine(MACHINE_TXT).dram_gbps)
         self.assertLess(early["pct_peak"], 100)
         # Without the count the row is left out, said so: no GB/s of bytes not read.
-        os.remove(os.path.join(self.results, plot.EARLY_EXIT_BYTES))
-        done = run(PLOT, "csv", self.bench_json, self.csv)
+        os.remove(os.path.join(self.results, schema.EARLY_EXIT_BYTES))
+        done = run("csv", self.bench_json, self.csv)
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertIn("its reads are not counted", done.stderr)
-        self.assertFalse(any(r["kernel"] == "reduce_early_exit" for r in plot.read_csv(self.csv)))
+        self.assertFalse(any(r["kernel"] == "reduce_early_exit" for r in results.read_csv(self.csv)))
 
     def custom(self, kernel, op, **params):
         return next(r for r in self.rows if (r["chapter"], r["kernel"], r["op"]) == ("13_custom_ops", kernel, op)
@@ -1431,13 +1441,13 @@ class TestCustomOps(Results):
         self.assertTrue(all(r["error"] is None for r in self.rows if r["chapter"] != "13_custom_ops"))
         # The tables and charts of every op and dtype take chapter 13's rows too.
         for command in ("tables", "charts"):
-            done = run(PLOT, command, self.results)
+            done = run(command, self.results)
             self.assertEqual(done.returncode, 0, done.stderr)
         self.assertIn("lse", read(os.path.join(self.results, "tables.md")))
 
     def test_chapter_readme(self):
         write(self.path("13_custom_ops", "README.md"), MARKED)
-        done = run(UPDATE_README, "--chapter", self.path("13_custom_ops"), self.results)
+        done = run("readmes", "--chapter", self.path("13_custom_ops"), self.results)
         self.assertEqual(done.returncode, 0, done.stderr)
         text = read(self.path("13_custom_ops", "README.md"))
         two_pass = self.row("reduce_two_pass", 2 ** 28)
@@ -1468,30 +1478,30 @@ class TestCustomOps(Results):
         # a bound of 47 (10^-4 or more) checks nothing: not checked, never a pass.
         lost = {"op": "log_product", "passed": 1, "error": 13.3, "error_bound": 47.0, "result": 11.47,
                 "true_value": -1.86}
-        self.assertEqual(update_readme.check_cell(lost), "**fails**: the whole answer lost, and no bound at this n")
-        self.assertEqual(update_readme.error_with_values_cell(lost), "13.3 (result 11.5, float64 -1.86)")
+        self.assertEqual(readme_custom_ops.check_cell(lost), "**fails**: the whole answer lost, and no bound at this n")
+        self.assertEqual(readme_custom_ops.error_with_values_cell(lost), "13.3 (result 11.5, float64 -1.86)")
         kept = dict(lost, error=6.72, error_bound=1.2e4, result=41666876.0, true_value=41666869.3)
-        self.assertEqual(update_readme.check_cell(kept), "unbounded: not checked")
-        self.assertEqual(update_readme.check_cell(dict(lost, op="lse")), "pass")  # not a product's log
+        self.assertEqual(readme_custom_ops.check_cell(kept), "unbounded: not checked")
+        self.assertEqual(readme_custom_ops.check_cell(dict(lost, op="lse")), "pass")  # not a product's log
         # A product's pass rests on a bound below 10^-4, in a run from before the rule too.
         scaled = {"op": "scaled_product", "passed": 1, "error": 3e-9, "error_bound": 2e-8, "result": -1.86,
                   "true_value": -1.86}
-        self.assertEqual(update_readme.check_cell(scaled), "pass")
-        self.assertEqual(update_readme.check_cell(dict(scaled, error_bound=2e-4)), "unbounded: not checked")
-        self.assertEqual(update_readme.check_cell(dict(scaled, passed=-1, error_bound=-1.0)), "unbounded: not checked")
+        self.assertEqual(readme_custom_ops.check_cell(scaled), "pass")
+        self.assertEqual(readme_custom_ops.check_cell(dict(scaled, error_bound=2e-4)), "unbounded: not checked")
+        self.assertEqual(readme_custom_ops.check_cell(dict(scaled, passed=-1, error_bound=-1.0)), "unbounded: not checked")
         # Unbounded and not lost, with passed 0: its exact-data gate failed.
-        self.assertEqual(update_readme.check_cell(dict(scaled, passed=0, error_bound=-1.0)), "**fails**: exact data")
-        self.assertEqual(update_readme.error_cell(-1.0), "none")
+        self.assertEqual(readme_custom_ops.check_cell(dict(scaled, passed=0, error_bound=-1.0)), "**fails**: exact data")
+        self.assertEqual(readme_custom_ops.error_cell(-1.0), "none")
         # The plain product by the factor alone: 0.09 against 0.155 keeps a digit, 0.07 does not.
         # passed 1 with no bound: a run from before the rule, its exact-data gate passed.
         plain = {"op": "product", "passed": 1, "error": 0.42, "error_bound": -1.0, "result": 0.0903,
                  "true_value": 0.1553}
-        self.assertEqual(update_readme.check_cell(plain), "unbounded: not checked")
-        self.assertEqual(update_readme.check_cell(dict(plain, passed=-1)), "unbounded: not checked")
-        self.assertEqual(update_readme.check_cell(dict(plain, result=0.07, error=0.55)),
+        self.assertEqual(readme_custom_ops.check_cell(plain), "unbounded: not checked")
+        self.assertEqual(readme_custom_ops.check_cell(dict(plain, passed=-1)), "unbounded: not checked")
+        self.assertEqual(readme_custom_ops.check_cell(dict(plain, result=0.07, error=0.55)),
                          "**fails**: the whole answer lost, and no bound at this n")
         # Lost past the bound (none at this n, 1e300): fails, and says there was no bound.
-        self.assertEqual(update_readme.check_cell(dict(lost, passed=0, error=0.9, error_bound=1e300, true_value=0.1)),
+        self.assertEqual(readme_custom_ops.check_cell(dict(lost, passed=0, error=0.9, error_bound=1e300, true_value=0.1)),
                          "**fails**: the whole answer lost, and no bound at this n")
         any_ = table_after(text, "**any** (u8, 1 GiB)")
         self.assertEqual([line[:2] for line in any_[1:]], [["`reduce`", "no deciding byte"],
@@ -1505,12 +1515,12 @@ class TestCustomOps(Results):
         # An early exit of a run that never counted its reads (the whole input as its bytes): no
         # GB/s, rather than one of bytes it did not read.
         old_row = dict(early, bytes=float(2 ** 30), gbps=2 ** 30 / (early["time_us"] * 1e3))
-        self.assertTrue(update_readme.reads_uncounted(old_row))
-        self.assertFalse(update_readme.reads_uncounted(early))
+        self.assertTrue(readme_custom_ops.reads_uncounted(old_row))
+        self.assertFalse(readme_custom_ops.reads_uncounted(early))
 
     def test_top_readme(self):
         write(self.path("README.md"), MARKED)
-        done = run(UPDATE_README, self.path("README.md"), self.results)
+        done = run("readmes", self.path("README.md"), self.results)
         self.assertEqual(done.returncode, 0, done.stderr)
         summary = table_after(read(self.path("README.md")), "Any associative operator")
         self.assertEqual(summary[0], ["Chapter", "Kernel", "operator", "GB/s", "× 07_two_pass f32 sum",

@@ -1,4 +1,4 @@
-"""Tests of scripts/readme_excerpts.py: the README code excerpts cut from the sources."""
+"""Tests of the excerpts job: the README code excerpts cut from the sources."""
 
 import os
 import shutil
@@ -7,12 +7,12 @@ import sys
 import tempfile
 import unittest
 
-ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir))
-SCRIPT = os.path.join(ROOT, "scripts", "readme_excerpts.py")
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def run(*args):
-    return subprocess.run([sys.executable, SCRIPT, *args], capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-m", "tools", "excerpts", *args], capture_output=True, text=True,
+                          cwd=ROOT)
 
 
 class TestExcerpts(unittest.TestCase):

@@ -1,0 +1,188 @@
+"""The diagrams of many reductions at once: 11's mapping of a row to its readers, 12's ranges of
+equal cost."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+from matplotlib.patches import FancyArrowPatch  # noqa: E402
+from matplotlib.patches import Patch  # noqa: E402
+from matplotlib.patches import Rectangle  # noqa: E402
+import matplotlib.pyplot as plt  # noqa: E402
+
+from tools.chart_style import chapter_color
+from tools.diagram_rules import (BLOCK, SEGMENT_COST, UNROLL_11, VEC_F32, WARP, ceil_div,
+                                 cost_ranges, element_ranges, range_cost, row_plan, row_readers)
+from tools.diagram_style import EDGE, _cell, _hues, _pow2_text, _save, _tint
+
+
+def draw_batched_mapping_11(path, resident=1024, shown=3):
+    """Teaches chapter 11's idea: the shape decides the mapping. For the benchmark's row shapes
+    (L = 8, 32, 1024 and 65536 floats, and 64 rows of 2^20), row_plan gives the strategy and
+    row_readers who reads each 16-byte vector of a row: a thread, a group of lanes, a warp, a block,
+    or several blocks and a ticket. Every bar is one row, drawn the same width whatever its length.
+    The split of the few long rows assumes a GPU holding `resident` blocks at once."""
+    cases = [(8, 2 ** 23), (32, 2 ** 21), (1024, 2 ** 16), (65536, 2 ** 10), (2 ** 20, 64)]
+    bar, pitch = 30.0, 1.0
+    hues = _hues(shown)
+    fig, ax = plt.subplots(figsize=(10, 11.5))
+    ax.set_axis_off()
+    y = 0.0
+    for cols, rows in cases:
+        plan = row_plan(cols, rows, resident)
+        strategy, lanes, split, chunk = plan
+        V = ceil_div(cols, VEC_F32)
+        readers = row_readers(cols, plan)
+        if strategy == "thread_per_row":
+            head = (f"V = {V} ≤ 2 → thread_per_row: a thread reads a whole row",
+                    f"thread r reads the {V} vectors of row r")
+        elif strategy == "group_per_row":
+            rule = f"max(2, pow2 ≥ ⌈{V}/2⌉)" if lanes < WARP else f"min(32, pow2 ≥ ⌈{V}/2⌉)"
+            head = (f"V = {V} ≤ 512 → group_per_row, lanes = {rule} = {lanes}",
+                    f"lane l of a row's group reads vectors l, l + {lanes}, …" +
+                    (f", l + {V - lanes}: {V // lanes} each (a shade a lane)" if V // lanes > 2 else ""))
+        elif strategy == "block_per_row":
+            head = (f"V = {_pow2_text(V)} > 512, rows enough to fill the GPU → block_per_row",
+                    f"thread t of the row's block reads vectors t, t + {BLOCK}, …: {UNROLL_11} in flight a trip "
+                    f"(a shade), {V // (BLOCK * UNROLL_11)} trips")
+        else:
+            head = (f"V = {_pow2_text(V)} > 512, only {rows} rows → blocks_per_row: {split} blocks a row",
+                    f"block k of a row reads its chunk of {_pow2_text(chunk)} floats; the last of the row's "
+                    f"{split} to take its ticket adds the {split} partials")
+        shape = f"L = {_pow2_text(cols)} floats"
+        if lanes == BLOCK:  # the rows count only where blocks share them out
+            shape += f", {_pow2_text(rows)} rows"
+        ax.text(-0.3, y, f"{shape}:  {head[0]}", ha="left",
+                va="center", fontsize=11, fontweight="bold")
+        ax.text(-0.3, y + 0.75, head[1], ha="left", va="center", fontsize=10, color="dimgray")
+        y += 1.7
+        for r in range(shown):
+            hue = hues[r]
+            ax.text(-0.6, y, f"row {r}", ha="right", va="center", fontsize=10)
+            if strategy in ("thread_per_row", "group_per_row") and V <= 16:
+                w = bar / V
+                for v, (_, lane, _) in enumerate(readers):
+                    _cell(ax, (v + 0.5) * w, y, hue, f"t{r * lanes + lane}", w=w, h=0.75, fontsize=9.5,
+                          edge="white", textcolor="white")
+                who = f"thread {r}" if lanes == 1 else f"threads {r * lanes}-{r * lanes + lanes - 1}"
+            elif strategy == "group_per_row":  # too many vectors to name: a shade per lane
+                w = bar / V
+                for v, (_, lane, _) in enumerate(readers):
+                    ax.add_patch(Rectangle((v * w, y - 0.375), w, 0.75, linewidth=0,
+                                           facecolor=_tint(hue, 0.75 * lane / (lanes - 1))))
+                ax.add_patch(Rectangle((0, y - 0.375), bar, 0.75, facecolor="none", edgecolor=EDGE, linewidth=0.6))
+                who = f"warp {r}: lanes 0-{lanes - 1}"
+            else:  # blocks: a cell per chunk (a block), a shade per trip
+                per_block = chunk // VEC_F32
+                trips = ceil_div(per_block, BLOCK * UNROLL_11)
+                w = bar / (split * trips) if split == 1 else bar / split
+                for v in range(0, V, BLOCK * UNROLL_11 if split == 1 else per_block):
+                    k, _, trip = readers[v]
+                    x = (k * trips + trip) * w if split == 1 else k * w
+                    shade = _tint(hue, 0.35 * (trip % 2 if split == 1 else k % 2))
+                    _cell(ax, x + w / 2, y, shade, "" if split == 1 else f"b{r * split + k}", w=w, h=0.75,
+                          fontsize=7.5, edge="white", textcolor="white")
+                who = f"block {r}: {BLOCK} threads" if split == 1 else \
+                    f"blocks {r * split}-{r * split + split - 1}"
+            ax.text(bar + 0.6, y, who, ha="left", va="center", fontsize=10)
+            y += pitch
+        ax.text(-0.6, y - 0.15, "…", ha="right", va="center", fontsize=11)
+        ax.text(0, y - 0.15, f"and so on, {_pow2_text(rows)} rows", ha="left", va="center", fontsize=9.5,
+                color="dimgray")
+        y += 1.3
+    ax.set_xlim(-4.2, bar + 10.5)
+    ax.set_ylim(y - 0.6, -0.8)
+    ax.set_title("11_batched: the row's length decides who reads it (f32, V = ⌈L / 4⌉ 16-byte vectors a row)\n"
+                 "a bar: one row, the same width whatever L; a colour: one owner (thread, group, warp or block)"
+                 + f"\nthe split of the 64 rows assumes a GPU that holds {resident} blocks at once",
+                 fontsize=11.5, loc="left")
+    _save(fig, path)
+
+
+HEAVY_TAIL_12 = [2, 0, 1, 3, 0, 0, 2, 24, 1, 0, 4, 1, 0, 2, 0, 8]  # the picture's segments: one holds half
+
+
+def draw_equal_cost_ranges_12(path, lengths=HEAVY_TAIL_12, end_cost=4, warps=8):
+    """Teaches chapter 12's balanced mapping: the warps' ranges hold equal cost, not equal elements.
+    An element costs 1 and a segment's end end_cost (the kernel: 32, scaled down here with the
+    input); the elements and the ends are laid out as one list and cut every `step` of cost
+    (cost_ranges). Where short segments crowd, a range holds few elements; inside the big segment,
+    many, and fewer warps share it than equal elements would give it."""
+    n, segments = sum(lengths), len(lengths)
+    ends, e = [], 0
+    for length in lengths:
+        e += length
+        ends.append(e)
+    owner = [s for s, length in enumerate(lengths) for _ in range(length)]  # each element's segment
+    big = max(range(segments), key=lambda s: lengths[s])
+    big_lo, big_hi = ends[big] - lengths[big], ends[big]
+    total = n + end_cost * segments
+    step = ceil_div(total, warps)
+    pastel = plt.get_cmap("Pastel1").colors
+    seg_color = [chapter_color("12_segmented", 0) if s == big else pastel[[0, 1, 2, 4, 6][s % 5]]
+                 for s in range(segments)]
+    warp_color = [("#3b4a6b", "#8797b8")[w % 2] for w in range(warps)]
+    scale = n / total  # the merged list drawn over the same width as the elements
+    fig, ax = plt.subplots(figsize=(10, 6.2))
+    ax.set_axis_off()
+    y_el, y_eq, y_cost, y_bal = 0.0, 2.2, 4.6, 6.8
+    # The elements, coloured by segment, and the ends above them (several at one place: stacked).
+    for top, bottom in ((y_el - 1.3, y_eq + 1.25), (y_bal - 0.55, y_bal + 1.25)):  # the big segment's columns
+        ax.add_patch(Rectangle((big_lo, top), big_hi - big_lo, bottom - top, facecolor=_tint(seg_color[big], 0.85),
+                               edgecolor="none", zorder=0))
+    for i, s in enumerate(owner):
+        _cell(ax, i + 0.5, y_el, seg_color[s], w=1.0, h=0.8, edge="white")
+    stacked = {}
+    for s, e in enumerate(ends):
+        k = stacked.get(e, 0)
+        stacked[e] = k + 1
+        ax.plot([e, e], [y_el - 0.45, y_el + 0.45], color="black", linewidth=1.6)
+        ax.plot([e], [y_el - 0.62 - 0.32 * k], marker="v", color="black", markersize=6)
+    ax.text(-0.6, y_el, f"{n} elements,\n{segments} segments", ha="right", va="center", fontsize=10)
+    ax.text(big_lo + (big_hi - big_lo) / 2, y_el, f"segment {big}: {lengths[big]} of the {n} elements",
+            ha="center", va="center", fontsize=10, color="white", fontweight="bold")
+    # Equal elements.
+    rows = ((y_eq, element_ranges(lengths, warps), f"equal elements\n({ceil_div(n, warps)} a warp)"),
+            (y_bal, cost_ranges(lengths, end_cost, warps), f"equal cost\n({step} a warp)"))
+    for y, ranges, label in rows:
+        for w, (lo, hi) in enumerate(ranges):
+            if hi > lo:
+                _cell(ax, (lo + hi) / 2, y, warp_color[w], f"w{w}", w=hi - lo, h=0.8, edge="white",
+                      fontsize=10, textcolor="white")
+                ax.text((lo + hi) / 2, y + 0.62, f"{hi - lo}/{range_cost(lengths, lo, hi, end_cost)}",
+                        ha="center", va="top", fontsize=9, color="dimgray")
+        ax.text(-0.6, y + 0.62, "elements/cost", ha="right", va="top", fontsize=9, color="dimgray")
+        on_big = sum(1 for lo, hi in ranges if lo < big_hi and hi > big_lo)
+        ax.text(-0.6, y, label, ha="right", va="center", fontsize=10)
+        ax.text(n + 0.6, y, f"{on_big} warps\nread segment {big}", ha="left", va="center", fontsize=10,
+                fontweight="bold")
+    # The merged list: each segment's elements (1 each), then its end (end_cost), cut every step.
+    x = 0.0
+    for s, length in enumerate(lengths):
+        for _ in range(length):
+            _cell(ax, x + scale / 2, y_cost, seg_color[s], w=scale, h=0.8, edge="white")
+            x += scale
+        _cell(ax, x + scale * end_cost / 2, y_cost, "#333333", w=scale * end_cost, h=0.8, edge="white")
+        x += scale * end_cost
+    ax.text(-0.6, y_cost, f"the work: an element\ncosts 1, an end {end_cost}", ha="right", va="center",
+            fontsize=10)
+    ax.text(n + 0.6, y_cost, f"cost {total}\n= {n} + {end_cost} × {segments}", ha="left", va="center",
+            fontsize=10)
+    for w, (lo, _) in enumerate(cost_ranges(lengths, end_cost, warps)[1:], 1):
+        ax.plot([w * step * scale] * 2, [y_cost - 0.55, y_cost + 0.55], color="crimson", linewidth=1.8)
+        ax.add_patch(FancyArrowPatch((w * step * scale, y_cost + 0.55), (lo, y_bal - 0.45), arrowstyle="-|>",
+                                     mutation_scale=8, color="crimson", linewidth=1))
+    ax.text(0, y_cost - 0.62, f"cut every {step} = ⌈{total} / {warps} warps⌉ of cost; "
+            "a cut inside an end moves to its segment's last element", ha="left", va="bottom", fontsize=9,
+            color="crimson")
+    ax.set_xlim(-7.5, n + 6.5)
+    ax.set_ylim(y_bal + 1.5, -2.0)
+    ax.legend(handles=[Patch(facecolor=pastel[0], edgecolor=EDGE, label="an element, coloured by its segment"),
+                       plt.Line2D([], [], color="black", marker="v", linewidth=1.6,
+                                  label="a segment's end (stacked: empty segments)"),
+                       Patch(facecolor="#333333", label=f"an end in the work: cost {end_cost}")],
+              loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3, fontsize=9.5, frameon=False)
+    ax.set_title(f"12_segmented, balanced: {warps} warps share a heavy tail, scaled down (an end costs {end_cost} "
+                 f"here, {SEGMENT_COST} in the kernel)\nequal elements: the warps among short segments get their "
+                 "many ends too; equal cost evens the work\nout, and the big segment, cheap for its size, gets "
+                 "fewer warps", fontsize=11.5, loc="left")
+    _save(fig, path)

@@ -6,9 +6,9 @@ from tools.schema import CUB_CHAPTER, is_baseline
 
 
 # Direct labels: a series is named by text beside it, not by a legend. A line's label sits right
-# of its last point (_end_labels: labels that would overlap stack in the order of their points);
+# of its last point (end_labels: labels that would overlap stack in the order of their points);
 # a point's label sits at the first of a list of candidate offsets around it where it covers no
-# other label, marker, text or legend, nor a series' line (_place_labels). One moved off its
+# other label, marker, text or legend, nor a series' line (place_labels). One moved off its
 # anchor gets a thin leader line back to it. DIRECT_LABEL is the gid the tests find them by.
 DIRECT_LABEL = "direct_label"
 LABEL_BOX = dict(boxstyle="square,pad=0.15", facecolor="white", edgecolor="none", alpha=0.85)
@@ -26,7 +26,7 @@ def ring_candidates(radii=(5, 11, 18, 26, 36, 48, 62, 78, 96, 116, 138),
     return out
 
 
-def _label_obstacles(ax, renderer, avoid_lines):
+def label_obstacles(ax, renderer, avoid_lines):
     """What a label must not cover, in display pixels: boxes (markers, texts, the legend) and
     points sampled every few pixels along the lines."""
     import numpy as np
@@ -68,7 +68,7 @@ def _overlap(box, boxes):
     return float((np.clip(w, 0, None) * np.clip(h, 0, None)).sum())
 
 
-def _cost(box, boxes, points, taken):
+def label_cost(box, boxes, points, taken):
     """How much a label's box (display pixels) covers: labels placed before (taken) weigh most,
     then markers and texts (boxes), then the points sampled along the lines."""
     import numpy as np
@@ -79,7 +79,7 @@ def _cost(box, boxes, points, taken):
     return cost
 
 
-def _place_labels(ax, items, candidates, inside=True, avoid_lines=True, taken=None,
+def place_labels(ax, items, candidates, inside=True, avoid_lines=True, taken=None,
                   fontsize=8.5, leader=9, arrowstyle="-"):
     """Direct labels, items [(x, y, text, color)] in data coordinates, placed in that order, each
     at the first candidate (dx, dy, ha), offsets in points, that overlaps nothing (else the least
@@ -95,7 +95,7 @@ def _place_labels(ax, items, candidates, inside=True, avoid_lines=True, taken=No
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
     px = fig.dpi / 72
-    boxes, points = _label_obstacles(ax, renderer, avoid_lines)
+    boxes, points = label_obstacles(ax, renderer, avoid_lines)
     taken = [] if taken is None else taken
     frame = ax.get_window_extent(renderer).extents
     pad = 0.15 * fontsize * px
@@ -122,7 +122,7 @@ def _place_labels(ax, items, candidates, inside=True, avoid_lines=True, taken=No
             cx, cy = ax_x + dx * px, ax_y + dy * px
             x0 = cx - pad if ha == "left" else cx - w + pad if ha == "right" else cx - w / 2
             box = (x0, cy - h / 2, x0 + w, cy + h / 2)
-            cost = _cost(box, boxes, np.concatenate([points, leaders]), taken)
+            cost = label_cost(box, boxes, np.concatenate([points, leaders]), taken)
             if math.hypot(dx, dy) > leader:  # its leader: across no label or marker
                 line = leader_points(box, np.array([ax_x, ax_y]))[:-2]
                 for other in taken + [tuple(b) for b in boxes]:
@@ -151,7 +151,7 @@ def _place_labels(ax, items, candidates, inside=True, avoid_lines=True, taken=No
     return placed
 
 
-def _end_labels(ax, items, fontsize=8.5, gap=1.0):
+def end_labels(ax, items, fontsize=8.5, gap=1.0):
     """Direct labels at the ends of lines, items [(x, y, text, color)] in data coordinates: each
     right of its line's last point, level with it where it overlaps no other label. Labels that
     would overlap stack in the order of their points, as close to them as they fit, each with a
@@ -208,19 +208,19 @@ def _end_labels(ax, items, fontsize=8.5, gap=1.0):
                 cluster_of[i] = cluster[0]
     # A label not stacked with another that crosses a series' line or marker where it sits
     # moves up or down, the least it must, with a leader line, clear of the other labels.
-    boxes, points = _label_obstacles(ax, renderer, True)
+    boxes, points = label_obstacles(ax, renderer, True)
 
     def box(i, center, dx):
         x0 = anchors[i][0] + dx * px - pad
         return (x0, center - sizes[i][1] / 2, x0 + sizes[i][0], center + sizes[i][1] / 2)
     for i in range(len(items)):
         others = [box(j, centers[j], far) for j in range(len(items)) if j != i]
-        if not alone[i] or _cost(box(i, centers[i], near), boxes, points, others) == 0:
+        if not alone[i] or label_cost(box(i, centers[i], near), boxes, points, others) == 0:
             continue
         for step in range(1, 9):
             found = [y for y in (anchors[i][1] - step * sizes[i][1] / 2,
                                  anchors[i][1] + step * sizes[i][1] / 2)
-                     if _cost(box(i, y, far), boxes, points, others) == 0]
+                     if label_cost(box(i, y, far), boxes, points, others) == 0]
             if found:
                 centers[i] = found[0]
                 break
@@ -246,7 +246,7 @@ def direct_labels(ax):
     return [t for t in ax.texts if t.get_gid() == DIRECT_LABEL]
 
 
-def _chapter_numbers(chapters):
+def chapter_numbers(chapters):
     """['05_coarsened', '06_warp_shuffle', '07_two_pass', '10_single_pass'] -> '05–07 and 10':
     the chapters' numbers, three or more in a row as a range."""
     numbers = [c.split("_", 1)[0] for c in chapters]
@@ -264,11 +264,11 @@ def _chapter_numbers(chapters):
     return text
 
 
-def _group_names(chapters):
+def group_names(chapters):
     """Chapters as a title names them, in chapter order: the lessons by number
-    (_chapter_numbers), the library's chapter as CUB, last."""
+    (chapter_numbers), the library's chapter as CUB, last."""
     lessons = sorted(c for c in chapters if c != CUB_CHAPTER)
-    names = [_chapter_numbers(lessons)] if lessons else []
+    names = [chapter_numbers(lessons)] if lessons else []
     names += ["CUB"] if CUB_CHAPTER in chapters else []
     text = " and ".join(names) if len(names) < 2 or " and " not in names[0] else \
         names[0].replace(" and ", ", ") + " and CUB"

@@ -3,14 +3,14 @@ chapters and libraries, the bandwidth roofs, the axes, the L2 marks and the seri
 
 import math
 
-from tools.chart_labels import _cost, _label_obstacles
+from tools.chart_labels import label_cost, label_obstacles
 from tools.results import kernels_of
 from tools.schema import is_baseline, pow2_label
 
 
 # ---- Charts ---------------------------------------------------------------------------------
 
-def _pyplot():
+def pyplot():
     # matplotlib is imported here, not at the top, so that the jobs csv, tables, compare
     # and readmes run without it; Agg renders without a display (CI, a GPU node).
     import matplotlib
@@ -35,7 +35,7 @@ def chapter_color(chapter, position):
     return CHAPTER_PALETTE[index % len(CHAPTER_PALETTE)]
 
 
-def _mix(color, white):
+def mix(color, white):
     """color moved a fraction `white` of the way to white."""
     from matplotlib.colors import to_rgb
     return tuple(c + (1 - c) * white for c in to_rgb(color))
@@ -62,21 +62,21 @@ def legend_label(chapter, kernel):
     return f"{chapter}: {kernel}" + (" (baseline)" if is_baseline(kernel) else "")
 
 
-def _save(fig, path):
+def save(fig, path):
     # bbox_inches="tight" keeps the labels placed beside the axes inside the image.
     fig.savefig(path, dpi=130, bbox_inches="tight")
-    _pyplot().close(fig)
+    pyplot().close(fig)
 
 
-def _placeholder(path, title, message):
+def placeholder(path, title, message):
     """A chart with nothing to show still gets written, saying why, so that the README's image
     links never break."""
-    fig, ax = _pyplot().subplots(figsize=(8, 3))
+    fig, ax = pyplot().subplots(figsize=(8, 3))
     ax.set_axis_off()
     ax.set_title(title)
     ax.text(0.5, 0.5, message, ha="center", va="center", fontsize=12, color="dimgray",
             transform=ax.transAxes, wrap=True)
-    _save(fig, path)
+    save(fig, path)
 
 
 
@@ -86,10 +86,10 @@ ROOFS = (("dram_gbps", "theoretical DRAM", "firebrick", "--", "bottom"),
          ("copy_gbps", "measured device-to-device copy", "darkgreen", ":", "top"))
 
 
-def _bandwidth_roofs(ax, machine, label=True):
+def bandwidth_roofs(ax, machine, label=True):
     """Horizontal lines for the theoretical DRAM bandwidth and the measured copy bandwidth,
     labelled on the line itself so the reader needs no legend lookup (label=False: later, by
-    _label_roofs, once the series are drawn)."""
+    label_roofs, once the series are drawn)."""
     # The higher line is labelled above itself, the lower below: the two never overlap.
     for field, what, color, style, side in ROOFS:
         gbps = getattr(machine, field)
@@ -99,19 +99,19 @@ def _bandwidth_roofs(ax, machine, label=True):
                     color=color, fontsize=9, ha="left", va=side)
 
 
-def _label_roofs(ax, machine, ends=None):
+def label_roofs(ax, machine, ends=None):
     """The roofs' labels, each on its own side of its line (DRAM above, copy below), placed by
-    _label_on_line: call it once the series and the axes' limits are drawn. ends: as there."""
+    label_on_line: call it once the series and the axes' limits are drawn. ends: as there."""
     for field, what, color, _, side in ROOFS:
         gbps = getattr(machine, field)
-        _label_on_line(ax, gbps, f"{what}: {gbps:.0f} GB/s", color, (side,), ends=ends)
+        label_on_line(ax, gbps, f"{what}: {gbps:.0f} GB/s", color, (side,), ends=ends)
 
 
-def _label_on_line(ax, y, text, color, sides=("bottom", "top"), fontsize=9, ends=None):
+def label_on_line(ax, y, text, color, sides=("bottom", "top"), fontsize=9, ends=None):
     """A horizontal line's label, at y on the side(s) given ('bottom': above the line), at the
     first of a few places along it, left to right, where it crosses no series' line, marker or
     other text (else where it crosses least). Where every place crosses something and ends (a
-    list of _end_labels items) is given, the label goes there instead: at the line's right end,
+    list of end_labels items) is given, the label goes there instead: at the line's right end,
     beside the axes. Returns the label, None when it went to ends."""
     draws = [lambda x=x, side=side: ax.text(x, y, text, transform=ax.get_yaxis_transform(), color=color,
                                             fontsize=fontsize, ha="left", va=side,
@@ -132,11 +132,11 @@ def _cheapest_label(ax, draws):
     fig = ax.figure
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
-    boxes, points = _label_obstacles(ax, renderer, True)
+    boxes, points = label_obstacles(ax, renderer, True)
     best = None
     for draw in draws:
         label = draw()
-        cost = _cost(label.get_window_extent(renderer).extents, boxes, points, [])
+        cost = label_cost(label.get_window_extent(renderer).extents, boxes, points, [])
         if best is None or cost < best[0]:
             if best:
                 best[1].remove()
@@ -148,7 +148,7 @@ def _cheapest_label(ax, draws):
     return best
 
 
-def _log2_n_axis(ax, ns, plt, min_gap=0.6):
+def log2_n_axis(ax, ns, plt, min_gap=0.6):
     """The x axis of n (or a length), log2, a tick at the measured sizes ns (sorted): powers of two
     first, then any other size at least min_gap (in powers of two) from every tick, so that no
     two labels collide (a mean length of 34 beside 2^5 gets none: the tables have it)."""
@@ -166,7 +166,7 @@ def _log2_n_axis(ax, ns, plt, min_gap=0.6):
     ax.xaxis.set_minor_locator(plt.NullLocator())
 
 
-def _l2_marks(ax, series, machine, band=True, text=True):
+def l2_marks(ax, series, machine, band=True, text=True):
     """Where the input fills L2 exactly: a vertical line per element size (f16 fills it at twice
     the n of f32). Input bytes per element come from the data: bytes counts the input once (both
     vectors of a dot product) plus a few bytes of output. With a single element size, a light
@@ -193,7 +193,7 @@ def _l2_marks(ax, series, machine, band=True, text=True):
     return marks
 
 
-def _marker_note(ax, gold=False):
+def marker_note(ax, gold=False):
     """What a marker's fill says, written in the chart (it replaces two legend entries), in the
     first corner of the axes where it covers no series, marker or text: call it once the series
     and the axes' limits are drawn."""
@@ -210,7 +210,7 @@ def _marker_note(ax, gold=False):
     return _cheapest_label(ax, draws)[1]
 
 
-def _plot_series(ax, x, y, rows, color, style="-", marker="o", label=None, linewidth=1.6,
+def plot_series(ax, x, y, rows, color, style="-", marker="o", label=None, linewidth=1.6,
                  markersize=5):
     """One line of a chart, its L2-resident points hollow (the same rows' l2_resident)."""
     ax.plot(x, y, color=color, linestyle=style, marker=marker, markersize=markersize,
@@ -221,7 +221,7 @@ def _plot_series(ax, x, y, rows, color, style="-", marker="o", label=None, linew
                 color=color, markerfacecolor="white")
 
 
-def _log_gbps_axis(ax, rows, machine, ylabel=True):
+def log_gbps_axis(ax, rows, machine, ylabel=True):
     """A bandwidth panel's y axis: logarithmic, since small sizes and short rows reach a few GB/s,
     which a linear axis would draw as zero; room above for the roofs' labels."""
     ax.set_yscale("log")
@@ -241,20 +241,20 @@ def series_count(ax):
     return len({a.get_label() for a in artists if a.get_label() and not a.get_label().startswith("_")})
 
 
-def _span(values, fmt="{:.2f}"):
+def span_text(values, fmt="{:.2f}"):
     """'0.13–0.40' (one value alone: '0.13')."""
     lo, hi = fmt.format(min(values)), fmt.format(max(values))
     return lo if lo == hi else f"{lo}–{hi}"
 
 
-def _suptitle(fig, text):
+def suptitle(fig, text):
     """A figure's title, one message, just above its top panel's own title."""
     fig.subplots_adjust(top=1 - 0.7 / fig.get_figheight())
     fig.suptitle(text, y=1 - 0.12 / fig.get_figheight(), va="top")
 
 
-def _finish_n_axis(ax, ns, plt, what):
+def finish_n_axis(ax, ns, plt, what):
     """An x axis of n: log2, a tick at the measured sizes, half a power of two of room each side."""
-    _log2_n_axis(ax, ns, plt)
+    log2_n_axis(ax, ns, plt)
     ax.set_xlim(ns[0] / 1.5, ns[-1] * 1.5)
     ax.set_xlabel(f"n ({what}, log scale)")

@@ -2,10 +2,10 @@
 
 import math
 
-from tools.chart_labels import _end_labels
-from tools.chart_style import (LIBRARY_COLORS, _bandwidth_roofs, _label_on_line, _label_roofs,
-                               _log2_n_axis, _marker_note, _placeholder, _plot_series, _pyplot,
-                               _save, _span, _suptitle)
+from tools.chart_labels import end_labels
+from tools.chart_style import (LIBRARY_COLORS, bandwidth_roofs, label_on_line, label_roofs,
+                               log2_n_axis, marker_note, placeholder, plot_series, pyplot,
+                               save, span_text, suptitle)
 from tools.results import select
 from tools.schema import BATCHED_BASELINE, LAYOUTS, batched_key, is_baseline
 from tools.tables import distribution
@@ -46,7 +46,7 @@ def batched_label(line):
 
 def _ratio_span(values):
     """'1.01–139': ratios with three significant digits."""
-    return _span(values, "{:.3g}")
+    return span_text(values, "{:.3g}")
 
 
 def chart_batched(rows, machine, path):
@@ -57,24 +57,24 @@ def chart_batched(rows, machine, path):
     segments; CUB has no column reduction). The variants are in the tables."""
     lines = batched_lines(rows)
     if not lines:
-        return _placeholder(path, f"Batched f32 sums ({machine.gpu})",
+        return placeholder(path, f"Batched f32 sums ({machine.gpu})",
                             "No batched f32 sum rows in bench.csv.")
-    plt = _pyplot()
+    plt = pyplot()
     ratios = {key: batched_cub_ratios(line, rows) for key, line in lines.items()}
     ratios = {key: pairs for key, pairs in ratios.items() if pairs}
     shown = [r for line in lines.values() for r in line]
     values = [v for pairs in ratios.values() for _, v in pairs]
-    story = f"the lessons run at {_span([r['gbps'] for r in shown], '{:,.0f}')} GB/s at every length"
+    story = f"the lessons run at {span_text([r['gbps'] for r in shown], '{:,.0f}')} GB/s at every length"
     if values:
         story += f", {_ratio_span(values)}× CUB's segmented reduction"
     fig, axes = plt.subplots(2 if ratios else 1, 1, figsize=(11, 4.6 * (2 if ratios else 1) + 0.8),
                              sharex=True, squeeze=False, gridspec_kw=dict(hspace=0.16))
     axes = list(axes[:, 0])
-    _suptitle(fig, f"Batched f32 sums: {story} ({machine.gpu})")
+    suptitle(fig, f"Batched f32 sums: {story} ({machine.gpu})")
     lengths = sorted({r["length"] for r in shown})
     for a in axes:
         a.set_xlim(lengths[0] / 1.5, lengths[-1] * 1.5)
-    _log2_n_axis(axes[-1], lengths, plt)
+    log2_n_axis(axes[-1], lengths, plt)
     axes[-1].set_xlabel("L: elements per row or column, or the segments' mean length (log scale)")
 
     def draw(ax, points):
@@ -84,7 +84,7 @@ def chart_batched(rows, machine, path):
             line = lines[key]
             color = LAYOUT_COLORS[line[0]["layout"]]
             marker = "v" if key[1] else LAYOUT_MARKERS[line[0]["layout"]]
-            _plot_series(ax, [r["length"] for r, _ in pairs], [y for _, y in pairs],
+            plot_series(ax, [r["length"] for r, _ in pairs], [y for _, y in pairs],
                          [r for r, _ in pairs], color, "-." if key[1] else "-", marker,
                          label=batched_label(line))
             ends.append((pairs[-1][0]["length"], pairs[-1][1], batched_label(line), color))
@@ -97,11 +97,11 @@ def chart_batched(rows, machine, path):
     ax.set_ylabel("GB/s (linear" + (f", from {bottom:.0f})" if bottom else ")"))
     ax.grid(True, which="major", alpha=0.3)
     ax.set_title("the lessons' GB/s, linear", fontsize=10.5)
-    _bandwidth_roofs(ax, machine, label=False)
+    bandwidth_roofs(ax, machine, label=False)
     if any(r["l2_resident"] for r in shown):
-        _marker_note(ax)
-    _label_roofs(ax, machine, ends)
-    _end_labels(ax, ends)
+        marker_note(ax)
+    label_roofs(ax, machine, ends)
+    end_labels(ax, ends)
     if ratios:
         ax = axes[1]
         ends = draw(ax, ratios)
@@ -119,6 +119,6 @@ def chart_batched(rows, machine, path):
                          key=LAYOUTS.index)
         ax.set_title("against CUB's segmented reduction"
                      + (f" ({', '.join(without)}: CUB has none)" if without else ""), fontsize=10.5)
-        _label_on_line(ax, 1.0, f"CUB ({BATCHED_BASELINE}) = 1", LIBRARY_COLORS["cub_"], ends=ends)
-        _end_labels(ax, ends)
-    _save(fig, path)
+        label_on_line(ax, 1.0, f"CUB ({BATCHED_BASELINE}) = 1", LIBRARY_COLORS["cub_"], ends=ends)
+        end_labels(ax, ends)
+    save(fig, path)

@@ -1,10 +1,10 @@
 """The charts across data types: each dtype's GB/s (dtypes.png), the same bytes in each dtype
 (dtypes_equal_bytes.png), and chapter 08's dot product steps (dot.png)."""
 
-from tools.chart_labels import _end_labels, _group_names, _place_labels, ring_candidates
-from tools.chart_style import (LIBRARY_COLORS, _bandwidth_roofs, _l2_marks, _label_on_line,
-                               _label_roofs, _log2_n_axis, _log_gbps_axis, _marker_note,
-                               _placeholder, _plot_series, _pyplot, _save, _span, _suptitle,
+from tools.chart_labels import end_labels, group_names, place_labels, ring_candidates
+from tools.chart_style import (LIBRARY_COLORS, bandwidth_roofs, l2_marks, label_on_line,
+                               label_roofs, log2_n_axis, log_gbps_axis, marker_note,
+                               placeholder, plot_series, pyplot, save, span_text, suptitle,
                                legend_label)
 from tools.results import lesson_kernels, pick_dram_n, select, series_of
 from tools.schema import CUB_CHAPTER, baseline_for, binary_size, is_baseline, pow2_label, sort_rows
@@ -61,10 +61,10 @@ def chart_dtypes(rows, machine, colors, path):
     marked with its GB/s as a multiple of the same kernel's f32 GB/s."""
     n, note, groups = dtype_groups(rows)
     if not groups:
-        return _placeholder(path, f"Sums by element type ({machine.gpu})",
+        return placeholder(path, f"Sums by element type ({machine.gpu})",
                             "No f16 or bf16 sum rows in bench.csv: nothing to compare across "
                             "element types.")
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(max(8, 1.25 * len(groups) + 3), 6.5))
     dtypes = [dt for dt in DTYPE_STYLE if any(dt in bars for _, bars in groups)]
     width = 0.8 / len(dtypes)
@@ -95,19 +95,19 @@ def chart_dtypes(rows, machine, colors, path):
     ax.set_xticks(range(len(groups)))
     ax.set_xticklabels([f"{chapter}\n" + " / ".join(dict.fromkeys(r["kernel"] for r in bars.values()))
                         for chapter, bars in groups], rotation=25, ha="right", fontsize=8.5)
-    _bandwidth_roofs(ax, machine)
+    bandwidth_roofs(ax, machine)
     ax.set_ylim(0, top)
     ax.set_xlim(-0.6, len(groups) - 0.4)
     ax.set_ylabel("achieved bandwidth (GB/s, 10⁹ bytes/s, linear)")
     ax.grid(True, axis="y", alpha=0.3)
-    story = [f"{_group_names([c for c, _ in g])} {'keep' if i == 0 else 'only'} "
-             f"{_span([v for _, v in g])}×" + (" their f32 GB/s" if i == 0 else "")
+    story = [f"{group_names([c for c, _ in g])} {'keep' if i == 0 else 'only'} "
+             f"{span_text([v for _, v in g])}×" + (" their f32 GB/s" if i == 0 else "")
              for i, g in enumerate(g for g in split_at_largest_gap(keeps) if g)]
     ax.set_title(f"Sums at n = {pow2_label(n)} in f16 and bf16: {', '.join(story)} "
                  f"({machine.gpu})" + (f"\n{note}" if note else ""), fontsize=11)
     ax.text(0.99, 0.985, "hatched: the library (CUB)", transform=ax.transAxes, ha="right", va="top",
             fontsize=8.5, color="dimgray")
-    _save(fig, path)
+    save(fig, path)
 
 
 def chart_dtypes_equal_bytes(rows, machine, colors, path):
@@ -118,7 +118,7 @@ def chart_dtypes_equal_bytes(rows, machine, colors, path):
     lines = [(k, dt, found[size]) for k, dt, found in equal_bytes_lines(rows) if size in found]
     if not lines:
         return False
-    plt = _pyplot()
+    plt = pyplot()
     kernels = list(dict.fromkeys(k if not is_baseline(k[1]) else (CUB_CHAPTER, "CUB") for k, _, _ in lines))
     key = lambda k: k if not is_baseline(k[1]) else (CUB_CHAPTER, "CUB")
     dtypes = [dt for dt in ELEMENT_BYTES if any(d == dt for _, d, _ in lines)]
@@ -146,17 +146,17 @@ def chart_dtypes_equal_bytes(rows, machine, colors, path):
                         bbox=dict(facecolor=color, edgecolor="none", pad=0.6))
     ax.set_xticks(range(len(dtypes)))
     ax.set_xticklabels(dtypes)
-    _bandwidth_roofs(ax, machine)
+    bandwidth_roofs(ax, machine)
     ax.set_ylim(0, top)
     ax.set_xlim(-0.6, len(dtypes) - 0.4)
     ax.set_xlabel(f"element type ({binary_size(size)} of input each: n = bytes / element size)")
     ax.set_ylabel("achieved bandwidth (GB/s, 10⁹ bytes/s, linear)")
     ax.grid(True, axis="y", alpha=0.3)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=len(kernels), fontsize=8.5, frameon=False)
-    story = ", ".join(f"{'CUB' if k[1] == 'CUB' else k[0]} {_span(v)}×" for k, v in keeps.items())
+    story = ", ".join(f"{'CUB' if k[1] == 'CUB' else k[0]} {span_text(v)}×" for k, v in keeps.items())
     ax.set_title(f"Sums of {binary_size(size)} by element type, as a multiple of their f32 GB/s: {story} "
                  f"({machine.gpu})", fontsize=10.5)
-    _save(fig, path)
+    save(fig, path)
     return True
 
 
@@ -233,8 +233,8 @@ def chart_dot(rows, machine, colors, path):
     in every element type against the library in the 16-bit ones (CUB), the bf16 drop marked."""
     part = select(rows, "dot")
     if not part:
-        return _placeholder(path, f"Dot products ({machine.gpu})", "No dot-product rows in bench.csv.")
-    plt = _pyplot()
+        return placeholder(path, f"Dot products ({machine.gpu})", "No dot-product rows in bench.csv.")
+    plt = pyplot()
     lessons = lesson_kernels(part)
     lead = lessons[-1] if lessons else None
     own, markers, series = step_colors(part, colors), step_markers(part), series_of(part)
@@ -252,9 +252,9 @@ def chart_dot(rows, machine, colors, path):
                              squeeze=False, gridspec_kw=dict(hspace=0.16))
     axes = list(axes[:, 0])
     story, drop = dot_story(series, lessons, lead)
-    _suptitle(fig, f"Dot products: {story} ({machine.gpu})")
+    suptitle(fig, f"Dot products: {story} ({machine.gpu})")
     ns = sorted({r["n"] for r in part})
-    _log2_n_axis(axes[-1], ns, plt)
+    log2_n_axis(axes[-1], ns, plt)
     for ax, panel in zip(axes, panels):
         ends = []
         for (ch, k, dt), rs in panel:
@@ -266,7 +266,7 @@ def chart_dot(rows, machine, colors, path):
                 style, marker = "--" if is_baseline(k) else "-", DTYPE_STYLE.get(dt, ("-", "o"))[1]
                 text = f"{k}, {dt}" + (" (baseline)" if is_baseline(k) else "")
                 ys = [r["gbps"] for r in rs]
-            _plot_series(ax, [r["n"] for r in rs], ys, rs, color, style, marker,
+            plot_series(ax, [r["n"] for r in rs], ys, rs, color, style, marker,
                          label=f"{legend_label(ch, k)}, {dt}")
             ends.append((rs[-1]["n"], ys[-1], text, color))
         ax.set_xlim(ns[0] / 1.5, ns[-1] * 1.5)
@@ -277,28 +277,28 @@ def chart_dot(rows, machine, colors, path):
             ax.axhline(1.0, color=LIBRARY_COLORS["cublas_"], linestyle="--", linewidth=1.3)
             ax.set_ylabel(f"× {base32[1]}: GB/s ÷ its GB/s\nat the same n (linear)")
             ax.grid(True, which="major", alpha=0.3)
-            marks = _l2_marks(ax, [rs for _, rs in panel], machine)
+            marks = l2_marks(ax, [rs for _, rs in panel], machine)
             ax.set_title(f"f32: chapter 08's steps against {base32[1]}, linear", fontsize=10.5)
-            _label_on_line(ax, 1.0, f"{base32[1]} (baseline) = 1", LIBRARY_COLORS["cublas_"], ends=ends)
+            label_on_line(ax, 1.0, f"{base32[1]} (baseline) = 1", LIBRARY_COLORS["cublas_"], ends=ends)
         else:
-            _bandwidth_roofs(ax, machine, label=False)
-            _log_gbps_axis(ax, [r for _, rs in panel for r in rs], machine)
-            marks = _l2_marks(ax, [rs for _, rs in panel], machine)
+            bandwidth_roofs(ax, machine, label=False)
+            log_gbps_axis(ax, [r for _, rs in panel for r in rs], machine)
+            marks = l2_marks(ax, [rs for _, rs in panel], machine)
             ax.set_title(f"{lead[1] if lead else 'the lead kernel'} by element type against the "
                          f"library: GB/s, log scale", fontsize=10.5)
-            _label_roofs(ax, machine, ends)
-        _marker_note(ax, gold=len(marks) == 1)
-        _end_labels(ax, ends)
+            label_roofs(ax, machine, ends)
+        marker_note(ax, gold=len(marks) == 1)
+        end_labels(ax, ends)
         if panel is not upper and drop:
             row, f16, cub = drop
             against = [f"{v:.2f}× {what}" for v, what in ((f16, "f16"), (cub, "CUB")) if v]
             what = "bf16 drop" if min(v for v in (f16, cub, 1.0) if v) < 0.95 else "bf16"
             text = (f"{what}: {row['gbps']:.0f} GB/s at n = {pow2_label(row['n'])}"
                     + (f"\n{', '.join(against)}" if against else ""))
-            label, = _place_labels(ax, [(row["n"], row["gbps"], text, DTYPE_COLORS["bf16"])],
+            label, = place_labels(ax, [(row["n"], row["gbps"], text, DTYPE_COLORS["bf16"])],
                                    ring_candidates(radii=(40, 55, 70, 90),
                                                    angles=(-120, -150, -90, -60, 180, 150)),
                                    fontsize=9, arrowstyle="->")
             label.set_fontweight("bold")
     axes[-1].set_xlabel("n (elements per vector, log scale; bytes count both vectors)")
-    _save(fig, path)
+    save(fig, path)

@@ -4,11 +4,11 @@ small n (launch_cost.png) and every chapter at one size (chapters.png)."""
 import math
 import os
 
-from tools.chart_labels import _chapter_numbers, _end_labels, _group_names, short_label
-from tools.chart_style import (LIBRARY_COLORS, _bandwidth_roofs, _finish_n_axis, _l2_marks,
-                               _label_on_line, _label_roofs, _log2_n_axis, _log_gbps_axis,
-                               _marker_note, _mix, _placeholder, _plot_series, _pyplot, _save,
-                               _span, _suptitle, legend_label)
+from tools.chart_labels import chapter_numbers, end_labels, group_names, short_label
+from tools.chart_style import (LIBRARY_COLORS, bandwidth_roofs, finish_n_axis, l2_marks,
+                               label_on_line, label_roofs, log2_n_axis, log_gbps_axis,
+                               marker_note, mix, placeholder, plot_series, pyplot, save,
+                               span_text, suptitle, legend_label)
 from tools.results import lesson_kernels, pick_dram_n, read_floor, select, series_of
 from tools.schema import (SINGLE_PASS_CHAPTER, TIME_TABLE_MAX_N, TWO_PASS_CHAPTER, baseline_for,
                         binary_size, is_baseline, pow2_label, sort_rows)
@@ -42,8 +42,8 @@ def near_cub(rows, n):
 def cub_message(rows, n):
     """The f32 sum's story at n in one line: which chapters run at CUB's bandwidth, which below."""
     close, far = near_cub(rows, n)
-    parts = [f"{_group_names([c for c, _, _ in group])} {'at' if i else 'run at'} "
-             f"{_span([r for _, _, r in group])}× CUB"
+    parts = [f"{group_names([c for c, _, _ in group])} {'at' if i else 'run at'} "
+             f"{span_text([r for _, _, r in group])}× CUB"
              for i, group in enumerate(g for g in (close, far) if g)]
     return f"f32 sum at n = {pow2_label(n)}: " + ", ".join(parts) if parts else "f32 sum"
 
@@ -55,9 +55,9 @@ def chart_bandwidth_vs_n(rows, machine, colors, path):
     multiple of CUB's GB/s at the same n, where their differences show."""
     part = select(rows, "sum", "f32")
     if not part:
-        return _placeholder(path, f"f32 sum: bandwidth vs. input size ({machine.gpu})",
+        return placeholder(path, f"f32 sum: bandwidth vs. input size ({machine.gpu})",
                             "No f32 sum rows in bench.csv.")
-    plt = _pyplot()
+    plt = pyplot()
     series = {(ch, k): rs for (ch, k, _), rs in series_of(part).items()}
     n_dram, _ = pick_dram_n(part)
     close, _ = near_cub(part, n_dram)
@@ -69,13 +69,13 @@ def chart_bandwidth_vs_n(rows, machine, colors, path):
                                            gridspec_kw=dict(height_ratios=[3, 2], hspace=0.14))
     else:
         fig, ax = plt.subplots(figsize=(11, 6.5))
-    _suptitle(fig, f"{cub_message(part, n_dram)} ({machine.gpu})")  # before the labels: it
+    suptitle(fig, f"{cub_message(part, n_dram)} ({machine.gpu})")  # before the labels: it
     # moves the axes, and the labels are placed in pixels
     ends = []
     for (ch, k), rs in series.items():
         if (ch, k) in grouped:
             continue
-        _plot_series(ax, [r["n"] for r in rs], [r["gbps"] for r in rs], rs, colors[ch, k],
+        plot_series(ax, [r["n"] for r in rs], [r["gbps"] for r in rs], rs, colors[ch, k],
                      "--" if is_baseline(k) else "-", label=legend_label(ch, k))
         ends.append((rs[-1]["n"], rs[-1]["gbps"], short_label(ch, k), colors[ch, k]))
     if grouped:
@@ -83,29 +83,29 @@ def chart_bandwidth_vs_n(rows, machine, colors, path):
         band_ns = [n for n in ns if all(n in gbps[key] for key in grouped)]
         lo = [min(gbps[key][n] for key in grouped) for n in band_ns]
         hi = [max(gbps[key][n] for key in grouped) for n in band_ns]
-        numbers = _chapter_numbers([ch for ch, _ in grouped])
+        numbers = chapter_numbers([ch for ch, _ in grouped])
         ax.fill_between(band_ns, lo, hi, color=BAND_COLOR, alpha=0.35, linewidth=0,
                         label=f"chapters {numbers}")
         for edge in (lo, hi):
             ax.plot(band_ns, edge, color=BAND_COLOR, linewidth=0.8)
         ends.append((band_ns[-1], math.sqrt(lo[-1] * hi[-1]), f"{numbers}: × CUB below",
                      BAND_TEXT))
-    _finish_n_axis(ax, ns, plt, "f32 elements")
+    finish_n_axis(ax, ns, plt, "f32 elements")
     if grouped:
         ax.set_xlabel("")
-    _bandwidth_roofs(ax, machine, label=False)
-    _log_gbps_axis(ax, part, machine)
-    marks = _l2_marks(ax, list(series.values()), machine)
-    _marker_note(ax, gold=len(marks) == 1)
+    bandwidth_roofs(ax, machine, label=False)
+    log_gbps_axis(ax, part, machine)
+    marks = l2_marks(ax, list(series.values()), machine)
+    marker_note(ax, gold=len(marks) == 1)
     ax.set_title("GB/s against n, log scales", fontsize=10.5)
-    _label_roofs(ax, machine, ends)
-    _end_labels(ax, ends)
+    label_roofs(ax, machine, ends)
+    end_labels(ax, ends)
     if grouped:
         ratio_ends = []
         for key in grouped:
             rs = [r for r in series[key] if r["n"] in ratios.get(key, {})]
             ys = [ratios[key][r["n"]] for r in rs]
-            _plot_series(ratio_ax, [r["n"] for r in rs], ys, rs, colors[key],
+            plot_series(ratio_ax, [r["n"] for r in rs], ys, rs, colors[key],
                          label=legend_label(*key))
             ratio_ends.append((rs[-1]["n"], ys[-1], short_label(*key), colors[key]))
         base = baseline_for("sum", "f32")[1]
@@ -115,14 +115,14 @@ def chart_bandwidth_vs_n(rows, machine, colors, path):
         ratio_ax.set_ylim(min(values) - 0.08 * span, max(values) + 0.12 * span)
         ratio_ax.set_ylabel(f"× CUB: GB/s ÷ {base}'s at the same n (linear)")
         ratio_ax.grid(True, which="major", alpha=0.3)
-        _l2_marks(ratio_ax, [series[key] for key in grouped], machine, text=False)
+        l2_marks(ratio_ax, [series[key] for key in grouped], machine, text=False)
         ratio_ax.set_xlim(ns[0] / 1.5, ns[-1] * 1.5)
-        ratio_ax.set_title(f"chapters {_chapter_numbers([ch for ch, _ in grouped])} against "
+        ratio_ax.set_title(f"chapters {chapter_numbers([ch for ch, _ in grouped])} against "
                            f"CUB, linear: where the log axis above merges them", fontsize=10.5)
         ratio_ax.set_xlabel("n (f32 elements, log scale)")
-        _label_on_line(ratio_ax, 1.0, f"CUB ({base}) = 1", LIBRARY_COLORS["cub_"], ends=ratio_ends)
-        _end_labels(ratio_ax, ratio_ends)
-    _save(fig, path)
+        label_on_line(ratio_ax, 1.0, f"CUB ({base}) = 1", LIBRARY_COLORS["cub_"], ends=ratio_ends)
+        end_labels(ratio_ax, ratio_ends)
+    save(fig, path)
 
 
 # time_vs_n.png draws these chapters' lead kernels, CUB and the empty kernel: 03's tree in shared
@@ -154,10 +154,10 @@ def chart_time_vs_n(rows, machine, colors, path):
     kernels = [(ch, leads[ch]) for ch in TIME_CHAPTERS if ch in leads] + [baseline_for("sum", "f32")]
     series = {(ch, k): rs for (ch, k, _), rs in series_of(part).items() if (ch, k) in kernels}
     if not series:
-        return _placeholder(path, f"f32 sum: time per call vs. input size ({machine.gpu})",
+        return placeholder(path, f"f32 sum: time per call vs. input size ({machine.gpu})",
                             "No f32 sum rows in bench.csv.")
     floor = read_floor(os.path.dirname(os.path.abspath(path)))
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(11, 6.5))
     ends = []
     for (ch, k), rs in series.items():
@@ -178,7 +178,7 @@ def chart_time_vs_n(rows, machine, colors, path):
                         transform=ax.get_yaxis_transform(), ha="right", va=side, fontsize=8.5,
                         color="dimgray")
     ns = sorted({r["n"] for rs in series.values() for r in rs})
-    _finish_n_axis(ax, ns, plt, "f32 elements")
+    finish_n_axis(ax, ns, plt, "f32 elements")
     ax.set_yscale("log")
     n_l2 = machine.l2_bytes / 4
     ax.axvline(n_l2, color="slategray", linestyle="-.", linewidth=1.2)
@@ -192,10 +192,10 @@ def chart_time_vs_n(rows, machine, colors, path):
               loc="upper left", fontsize=8.5, frameon=False)
     flat = flat_time_limit(series)
     times = [r["time_us"] for rs in series.values() for r in rs if r["n"] <= flat]
-    ax.set_title(f"f32 sum: up to n = {pow2_label(flat)} a call takes {_span(times, '{:.1f}')} µs "
+    ax.set_title(f"f32 sum: up to n = {pow2_label(flat)} a call takes {span_text(times, '{:.1f}')} µs "
                  f"whatever n; launches, not bytes, set the time ({machine.gpu})")
-    _end_labels(ax, ends)
-    _save(fig, path)
+    end_labels(ax, ends)
+    save(fig, path)
 
 
 def chart_launch_cost(rows, machine, colors, path):
@@ -206,7 +206,7 @@ def chart_launch_cost(rows, machine, colors, path):
     title = f"f32 sum at small n: time per call, one launch against two and CUB ({machine.gpu})"
     sums = [r for r in select(rows, "sum", "f32") if r["n"] <= TIME_TABLE_MAX_N and r["l2_resident"]]
     if not any(r["chapter"] == SINGLE_PASS_CHAPTER for r in sums):
-        return _placeholder(path, title, f"No f32 sum rows of {SINGLE_PASS_CHAPTER} at "
+        return placeholder(path, title, f"No f32 sum rows of {SINGLE_PASS_CHAPTER} at "
                                          f"n ≤ {pow2_label(TIME_TABLE_MAX_N)} (L2-resident) in "
                                          f"bench.csv.")
     leads = dict(lesson_kernels(sums))  # chapter -> its lead kernel, the last of its lessons
@@ -215,7 +215,7 @@ def chart_launch_cost(rows, machine, colors, path):
     series = {(ch, k): rs for (ch, k, _), rs in series_of(sums).items() if (ch, k) in kernels}
     # The chart lies in its results folder, next to the floor.csv of the same run.
     floor = read_floor(os.path.dirname(os.path.abspath(path)))
-    plt = _pyplot()
+    plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(14, 6), sharey=True)
     # Per panel: its lines (field, line style, legend suffix) and its floors (field, how much
     # lighter than the floor's grey, label). Graph lines for 10 and CUB only, so that the panel
@@ -239,14 +239,14 @@ def chart_launch_cost(rows, machine, colors, path):
         # label legible where a kernel's line crosses it.
         for field, lighter, label in floors:
             if floor and floor[field]:
-                color = _mix("dimgray", lighter)
+                color = mix("dimgray", lighter)
                 ax.axhline(floor[field], color=color, linestyle=":", linewidth=1.4)
                 ax.annotate(f"{label}: {floor[field]:.2f} µs", (0.99, floor[field]),
                             xycoords=ax.get_yaxis_transform(), xytext=(0, -3),
                             textcoords="offset points", color=color, fontsize=8.5, ha="right",
                             va="top", bbox=dict(facecolor="white", edgecolor="none", alpha=0.85, pad=1))
                 values.append(floor[field])
-        _log2_n_axis(ax, sorted({r["n"] for r in sums}), plt)
+        log2_n_axis(ax, sorted({r["n"] for r in sums}), plt)
         ax.set_xlabel("n (f32 elements, log scale; every input L2-resident)")
         ax.set_title(panel_title, fontsize=10.5)
         ax.grid(True, which="major", alpha=0.3)
@@ -256,7 +256,7 @@ def chart_launch_cost(rows, machine, colors, path):
         axes[0].set_ylim(min(values) / 1.5, max(values) * 4)
     axes[0].set_ylabel("time per call (µs, log scale)")
     fig.suptitle(title)
-    _save(fig, path)
+    save(fig, path)
 
 
 def chapters_message(rows, n):
@@ -268,8 +268,8 @@ def chapters_message(rows, n):
     if not close:
         return f"f32 sum per chapter at n = {pow2_label(n)}"
     pct = [at[ch, k]["pct_peak"] for ch, k, _ in close]
-    return (f"f32 sum at n = {pow2_label(n)}: {_group_names([ch for ch, _, _ in close])} reach "
-            f"{_span(pct, '{:.1f}')}% of the DRAM peak" + (f", CUB {cub['pct_peak']:.1f}%" if cub else ""))
+    return (f"f32 sum at n = {pow2_label(n)}: {group_names([ch for ch, _, _ in close])} reach "
+            f"{span_text(pct, '{:.1f}')}% of the DRAM peak" + (f", CUB {cub['pct_peak']:.1f}%" if cub else ""))
 
 
 def chart_chapters(rows, machine, colors, path):
@@ -277,11 +277,11 @@ def chart_chapters(rows, machine, colors, path):
     of the DRAM peak and its ratio to CUB: inside a tall bar, above a short one."""
     part = select(rows, "sum", "f32")
     if not part:
-        return _placeholder(path, f"Chapters ({machine.gpu})", "No f32 sum rows in bench.csv.")
+        return placeholder(path, f"Chapters ({machine.gpu})", "No f32 sum rows in bench.csv.")
     n, note = pick_dram_n(part)
     bars = [r for r in sort_rows(part) if r["n"] == n]
 
-    fig, ax = _pyplot().subplots(figsize=(max(8, 1.3 * len(bars) + 3), 6))
+    fig, ax = pyplot().subplots(figsize=(max(8, 1.3 * len(bars) + 3), 6))
     xs = range(len(bars))
     drawn = ax.bar(xs, [r["gbps"] for r in bars], edgecolor="black", linewidth=0.6,
                    color=[colors[r["chapter"], r["kernel"]] for r in bars])
@@ -305,10 +305,10 @@ def chart_chapters(rows, machine, colors, path):
     ax.set_xticks(list(xs))
     ax.set_xticklabels([f"{r['chapter']}\n{r['kernel']}" for r in bars], rotation=30,
                        ha="right", fontsize=8.5)
-    _bandwidth_roofs(ax, machine)
+    bandwidth_roofs(ax, machine)
     ax.set_ylim(0, top)
     ax.set_ylabel("achieved bandwidth (GB/s, 10⁹ bytes/s)")
     ax.set_title(f"{chapters_message(part, n)} ({binary_size(n * 4)} of f32, {machine.gpu})"
                  + (f"\n{note}" if note else ""))
     ax.grid(True, axis="y", alpha=0.3)
-    _save(fig, path)
+    save(fig, path)

@@ -13,7 +13,7 @@ from tools.chart_style import chapter_color
 from tools.diagram_rules import (BLOCK, UNROLL_07, WARP, convergent_steps, fixed_grid,
                                  lanes_that_matter, naive_steps, shuffle_contents, shuffle_steps,
                                  ticket_meeting, warp_counts)
-from tools.diagram_style import EDGE, IDLE, WASTED, _bare, _cell, _hues, _save, _tint
+from tools.diagram_style import EDGE, IDLE, WASTED, bare, cell, distinct_hues, save, tint
 
 
 # ---- The diagrams ------------------------------------------------------------------------------
@@ -53,11 +53,11 @@ def draw_tree_01_vs_02(path, threads=16, warp=4):
             for t in range(threads):
                 if t in working:
                     into, src = working[t]
-                    _cell(ax, xs[t], y, color, f"[{into}]\n+=[{src}]", w=0.96, fontsize=6.5, textcolor="white")
+                    cell(ax, xs[t], y, color, f"[{into}]\n+=[{src}]", w=0.96, fontsize=6.5, textcolor="white")
                 elif any(u in working for u in range(t // warp * warp, (t // warp + 1) * warp)):
-                    _cell(ax, xs[t], y, "white", w=0.96, hatch="////", edge="#999999")  # waits in a busy warp
+                    cell(ax, xs[t], y, "white", w=0.96, hatch="////", edge="#999999")  # waits in a busy warp
                 else:
-                    _cell(ax, xs[t], y, IDLE, w=0.96, edge="#cccccc")  # its warp has retired
+                    cell(ax, xs[t], y, IDLE, w=0.96, edge="#cccccc")  # its warp has retired
             ax.text(-1.0, y, f"stride {stride}", ha="right", va="center", fontsize=9.5)
             ax.text(xs[-1] + 1.0, y, f"{len(ops)} thread{'s' if len(ops) > 1 else ''} add; "
                     f"{issuing} of {warps} warps issue" + (f" ({divergent} divergent)" if divergent else ""),
@@ -102,7 +102,7 @@ def draw_tree_01_vs_02(path, threads=16, warp=4):
                  fontsize=10.5, loc="left")
     ax.set_ylim(0, BLOCK // WARP + 3)
     ax.grid(True, axis="y", alpha=0.3)
-    _save(fig, path)
+    save(fig, path)
 
 
 def draw_warp_shuffle_06(path, lanes=WARP):
@@ -113,11 +113,11 @@ def draw_warp_shuffle_06(path, lanes=WARP):
     color = chapter_color("06_warp_shuffle", 0)
     steps, contents, matter = shuffle_steps(lanes), shuffle_contents(lanes), lanes_that_matter(lanes)
     fig, ax = plt.subplots(figsize=(16, 9))
-    _bare(ax)
+    bare(ax)
     gap = 2.6  # rows apart, room for the arrows
     for i in range(lanes):
         ax.text(i, -0.75, str(i), ha="center", fontsize=8, color="dimgray")
-        _cell(ax, i, 0, color, "1", textcolor="white")
+        cell(ax, i, 0, color, "1", textcolor="white")
     ax.text(-1, -0.75, "lane", ha="right", fontsize=8, color="dimgray")
     ax.text(-1, 0, "start", ha="right", va="center", fontsize=9)
     for k, ((offset, pairs), held, needed) in enumerate(zip(steps, contents, matter), 1):
@@ -129,9 +129,9 @@ def draw_warp_shuffle_06(path, lanes=WARP):
                                          color="black" if used else "#bbbbbb", zorder=3 if used else 1))
         for i in range(lanes):
             if i in needed:
-                _cell(ax, i, y, color, str(len(held[i])), textcolor="white")
+                cell(ax, i, y, color, str(len(held[i])), textcolor="white")
             else:
-                _cell(ax, i, y, WASTED, edge="#aaaaaa")
+                cell(ax, i, y, WASTED, edge="#aaaaaa")
         ax.text(-1, y, f"offset {offset}", ha="right", va="center", fontsize=9)
         ax.text(lanes + 0.2, y, f"lanes 0-{offset - 1} take lanes {offset}-{2 * offset - 1}" if offset > 1
                 else "lane 0 takes lane 1: the warp's sum", ha="left", va="center", fontsize=9)
@@ -148,7 +148,7 @@ def draw_warp_shuffle_06(path, lanes=WARP):
                  f"v = combine(v, __shfl_down_sync(mask, v, offset)) where lane + offset < {lanes}\n"
                  "block_reduce then: lane 0 of every warp writes its value to shared memory, and after a barrier "
                  "warp 0 runs the same steps over those values", fontsize=11, loc="left")
-    _save(fig, path)
+    save(fig, path)
 
 
 def draw_fixed_grid_07(path, grid=4, block=4, unroll=2, extra_vectors=22, tail=3):
@@ -165,10 +165,10 @@ def draw_fixed_grid_07(path, grid=4, block=4, unroll=2, extra_vectors=22, tail=3
     colors = [tab10[i] for i in (0, 1, 2, 4, 9, 6, 8, 5)][:grid]  # hues far apart
     pitch = 1.9  # rows apart, room for the tiles' labels
     fig, ax = plt.subplots(figsize=(15, 8))
-    _bare(ax)
+    bare(ax)
     for v, (b, t, r) in enumerate(owner):
         row, x = divmod(v, per_row)
-        _cell(ax, x, row * pitch, colors[b], f"t{t}", fontsize=7.5, textcolor="white")
+        cell(ax, x, row * pitch, colors[b], f"t{t}", fontsize=7.5, textcolor="white")
         if x == 0:
             ax.text(-0.7, row * pitch + 0.62, f"from vector {v}", ha="right", va="center", fontsize=7.5,
                     color="dimgray")
@@ -185,7 +185,7 @@ def draw_fixed_grid_07(path, grid=4, block=4, unroll=2, extra_vectors=22, tail=3
                 fontsize=8.5)
     x0 = (vectors % per_row) or per_row
     for i, (b, t) in enumerate(tail_owner):  # elements past the last whole vector: narrow cells
-        _cell(ax, x0 + 0.2 + 0.3 * i, (lines - 1) * pitch, colors[b], w=0.27, h=0.55)
+        cell(ax, x0 + 0.2 + 0.3 * i, (lines - 1) * pitch, colors[b], w=0.27, h=0.55)
     if tail:
         ax.text(x0 + 0.1 + 0.3 * tail, (lines - 1) * pitch, f"  tail: {tail} elements, one per thread "
                 f"(t0-t{tail - 1} of block 0)", ha="left", va="center", fontsize=8.5)
@@ -195,14 +195,14 @@ def draw_fixed_grid_07(path, grid=4, block=4, unroll=2, extra_vectors=22, tail=3
     centers = [per_row * (b + 0.5) / grid - 0.5 for b in range(grid)]
     ax.text(-0.7, y, "pass 1", ha="right", va="center", fontsize=9.5)
     for b, x in enumerate(centers):
-        _cell(ax, x, y, colors[b], f"block {b}: block_reduce → partials[{b}]", w=per_row / grid - 1.2,
+        cell(ax, x, y, colors[b], f"block {b}: block_reduce → partials[{b}]", w=per_row / grid - 1.2,
               fontsize=8.5, textcolor="white")
     result, y2 = per_row / 2 - 0.5, y + 2.2
     ax.text(-0.7, y2, "pass 2", ha="right", va="center", fontsize=9.5)
     for x in centers:
         ax.add_patch(FancyArrowPatch((x, y + 0.42), (result, y2 - 0.42), arrowstyle="-|>", mutation_scale=9,
                                      color=EDGE, linewidth=1))
-    _cell(ax, result, y2, "white", "one block: thread t combines partials t, t + 1024, ...; "
+    cell(ax, result, y2, "white", "one block: thread t combines partials t, t + 1024, ...; "
           "block_reduce → result (the same order every run)", w=per_row * 0.62, fontsize=8.5)
     ax.set_xlim(-4.5, per_row + 0.5)
     ax.set_ylim(y2 + 0.6, -1.4)
@@ -212,7 +212,7 @@ def draw_fixed_grid_07(path, grid=4, block=4, unroll=2, extra_vectors=22, tail=3
                  f"{block} × {unroll} vectors (a cell: one 16-byte vector, and the thread that loads it)\n"
                  f"the kernel: tiles of {BLOCK} threads × {UNROLL_07} vectors (f32), as many blocks as the GPU "
                  f"holds at once; round r gives tile r·gridDim + b to block b", fontsize=10.5, loc="left")
-    _save(fig, path)
+    save(fig, path)
 
 
 def draw_ticket_10(path, order=(1, 3, 0, 2)):
@@ -224,7 +224,7 @@ def draw_ticket_10(path, order=(1, 3, 0, 2)):
     acquire orders every partial's store before the last block's reads."""
     ticket, last, reads, edges = ticket_meeting(list(order))
     blocks = len(order)
-    hues = _hues(blocks)
+    hues = distinct_hues(blocks)
     hb = chapter_color("10_single_pass", 0)
     fig, ax = plt.subplots(figsize=(10, 6.6))
     ax.set_axis_off()
@@ -236,7 +236,7 @@ def draw_ticket_10(path, order=(1, 3, 0, 2)):
     mid = lambda span: (span[0] + span[1]) / 2  # noqa: E731
 
     def box(span, y, color, text, textcolor="white", fontsize=9.5):
-        _cell(ax, mid(span), y, color, text, w=span[1] - span[0], h=0.8, fontsize=fontsize, textcolor=textcolor)
+        cell(ax, mid(span), y, color, text, w=span[1] - span[0], h=0.8, fontsize=fontsize, textcolor=textcolor)
 
     def arrow(a, b, color=hb, width=1.8, style="-|>", rad=0.0):
         ax.add_patch(FancyArrowPatch(a, b, arrowstyle=style, mutation_scale=12, color=color, linewidth=width,
@@ -245,15 +245,15 @@ def draw_ticket_10(path, order=(1, 3, 0, 2)):
     for b in order:
         y, k = row[b], ticket[b]
         ax.text(-0.4, y, f"block {b}", ha="right", va="center", fontsize=10.5, color=hues[b], fontweight="bold")
-        box((0, done[b] - 0.15), y, _tint(hues[b], 0.7), "pass 1" if k == 0 else "pass 1: tiles → tree",
+        box((0, done[b] - 0.15), y, tint(hues[b], 0.7), "pass 1" if k == 0 else "pass 1: tiles → tree",
             textcolor="black")
         box(store[b], y, hues[b], "store\npartial")
         box(take[b], y, hues[b] if b != last else "black", f"ticket {k}" + ("\n= last" if b == last else ""))
         # its store goes to its slot; its ticket reads and writes the counter
         arrow((mid(store[b]), y - 0.4), (mid(store[b]), y_slots + 0.4), color="#888888", width=1)
-        _cell(ax, mid(store[b]), y_slots, _tint(hues[b], 0.3), f"partials[{b}]", w=2.9, h=0.8, fontsize=9.5)
+        cell(ax, mid(store[b]), y_slots, tint(hues[b], 0.3), f"partials[{b}]", w=2.9, h=0.8, fontsize=9.5)
         arrow((mid(take[b]), y - 0.4), (mid(take[b]), y_counter + 0.4), color="#888888", width=1, style="<|-|>")
-        _cell(ax, mid(take[b]), y_counter, "white", f"{k} → {k + 1}", w=1.6, h=0.8, fontsize=9.5)
+        cell(ax, mid(take[b]), y_counter, "white", f"{k} → {k + 1}", w=1.6, h=0.8, fontsize=9.5)
     # The last block: the barrier passes thread 0's acquire on, then every partial in index order.
     y = row[last]
     sync = (take[last][1] + 0.15, take[last][1] + 2.15)
@@ -295,4 +295,4 @@ def draw_ticket_10(path, order=(1, 3, 0, 2)):
                  "the last ticket's acquire sees every partial stored before an earlier ticket's release\n"
                  "(the path of partials wider than 4 bytes; 4-byte ones carry a flag in one 8-byte word instead)",
                  fontsize=11, loc="left")
-    _save(fig, path)
+    save(fig, path)

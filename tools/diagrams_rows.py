@@ -12,7 +12,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from tools.chart_style import chapter_color
 from tools.diagram_rules import (BLOCK, SEGMENT_COST, UNROLL_11, VEC_F32, WARP, ceil_div,
                                  cost_ranges, element_ranges, range_cost, row_plan, row_readers)
-from tools.diagram_style import EDGE, _cell, _hues, _pow2_text, _save, _tint
+from tools.diagram_style import EDGE, cell, distinct_hues, pow2_text, save, tint
 
 
 def draw_batched_mapping_11(path, resident=1024, shown=3):
@@ -23,7 +23,7 @@ def draw_batched_mapping_11(path, resident=1024, shown=3):
     The split of the few long rows assumes a GPU holding `resident` blocks at once."""
     cases = [(8, 2 ** 23), (32, 2 ** 21), (1024, 2 ** 16), (65536, 2 ** 10), (2 ** 20, 64)]
     bar, pitch = 30.0, 1.0
-    hues = _hues(shown)
+    hues = distinct_hues(shown)
     fig, ax = plt.subplots(figsize=(10, 11.5))
     ax.set_axis_off()
     y = 0.0
@@ -41,16 +41,16 @@ def draw_batched_mapping_11(path, resident=1024, shown=3):
                     f"lane l of a row's group reads vectors l, l + {lanes}, …" +
                     (f", l + {V - lanes}: {V // lanes} each (a shade a lane)" if V // lanes > 2 else ""))
         elif strategy == "block_per_row":
-            head = (f"V = {_pow2_text(V)} > 512, rows enough to fill the GPU → block_per_row",
+            head = (f"V = {pow2_text(V)} > 512, rows enough to fill the GPU → block_per_row",
                     f"thread t of the row's block reads vectors t, t + {BLOCK}, …: {UNROLL_11} in flight a trip "
                     f"(a shade), {V // (BLOCK * UNROLL_11)} trips")
         else:
-            head = (f"V = {_pow2_text(V)} > 512, only {rows} rows → blocks_per_row: {split} blocks a row",
-                    f"block k of a row reads its chunk of {_pow2_text(chunk)} floats; the last of the row's "
+            head = (f"V = {pow2_text(V)} > 512, only {rows} rows → blocks_per_row: {split} blocks a row",
+                    f"block k of a row reads its chunk of {pow2_text(chunk)} floats; the last of the row's "
                     f"{split} to take its ticket adds the {split} partials")
-        shape = f"L = {_pow2_text(cols)} floats"
+        shape = f"L = {pow2_text(cols)} floats"
         if lanes == BLOCK:  # the rows count only where blocks share them out
-            shape += f", {_pow2_text(rows)} rows"
+            shape += f", {pow2_text(rows)} rows"
         ax.text(-0.3, y, f"{shape}:  {head[0]}", ha="left",
                 va="center", fontsize=11, fontweight="bold")
         ax.text(-0.3, y + 0.75, head[1], ha="left", va="center", fontsize=10, color="dimgray")
@@ -61,14 +61,14 @@ def draw_batched_mapping_11(path, resident=1024, shown=3):
             if strategy in ("thread_per_row", "group_per_row") and V <= 16:
                 w = bar / V
                 for v, (_, lane, _) in enumerate(readers):
-                    _cell(ax, (v + 0.5) * w, y, hue, f"t{r * lanes + lane}", w=w, h=0.75, fontsize=9.5,
+                    cell(ax, (v + 0.5) * w, y, hue, f"t{r * lanes + lane}", w=w, h=0.75, fontsize=9.5,
                           edge="white", textcolor="white")
                 who = f"thread {r}" if lanes == 1 else f"threads {r * lanes}-{r * lanes + lanes - 1}"
             elif strategy == "group_per_row":  # too many vectors to name: a shade per lane
                 w = bar / V
                 for v, (_, lane, _) in enumerate(readers):
                     ax.add_patch(Rectangle((v * w, y - 0.375), w, 0.75, linewidth=0,
-                                           facecolor=_tint(hue, 0.75 * lane / (lanes - 1))))
+                                           facecolor=tint(hue, 0.75 * lane / (lanes - 1))))
                 ax.add_patch(Rectangle((0, y - 0.375), bar, 0.75, facecolor="none", edgecolor=EDGE, linewidth=0.6))
                 who = f"warp {r}: lanes 0-{lanes - 1}"
             else:  # blocks: a cell per chunk (a block), a shade per trip
@@ -78,15 +78,15 @@ def draw_batched_mapping_11(path, resident=1024, shown=3):
                 for v in range(0, V, BLOCK * UNROLL_11 if split == 1 else per_block):
                     k, _, trip = readers[v]
                     x = (k * trips + trip) * w if split == 1 else k * w
-                    shade = _tint(hue, 0.35 * (trip % 2 if split == 1 else k % 2))
-                    _cell(ax, x + w / 2, y, shade, "" if split == 1 else f"b{r * split + k}", w=w, h=0.75,
+                    shade = tint(hue, 0.35 * (trip % 2 if split == 1 else k % 2))
+                    cell(ax, x + w / 2, y, shade, "" if split == 1 else f"b{r * split + k}", w=w, h=0.75,
                           fontsize=7.5, edge="white", textcolor="white")
                 who = f"block {r}: {BLOCK} threads" if split == 1 else \
                     f"blocks {r * split}-{r * split + split - 1}"
             ax.text(bar + 0.6, y, who, ha="left", va="center", fontsize=10)
             y += pitch
         ax.text(-0.6, y - 0.15, "…", ha="right", va="center", fontsize=11)
-        ax.text(0, y - 0.15, f"and so on, {_pow2_text(rows)} rows", ha="left", va="center", fontsize=9.5,
+        ax.text(0, y - 0.15, f"and so on, {pow2_text(rows)} rows", ha="left", va="center", fontsize=9.5,
                 color="dimgray")
         y += 1.3
     ax.set_xlim(-4.2, bar + 10.5)
@@ -95,7 +95,7 @@ def draw_batched_mapping_11(path, resident=1024, shown=3):
                  "a bar: one row, the same width whatever L; a colour: one owner (thread, group, warp or block)"
                  + f"\nthe split of the 64 rows assumes a GPU that holds {resident} blocks at once",
                  fontsize=11.5, loc="left")
-    _save(fig, path)
+    save(fig, path)
 
 
 HEAVY_TAIL_12 = [2, 0, 1, 3, 0, 0, 2, 24, 1, 0, 4, 1, 0, 2, 0, 8]  # the picture's segments: one holds half
@@ -127,10 +127,10 @@ def draw_equal_cost_ranges_12(path, lengths=HEAVY_TAIL_12, end_cost=4, warps=8):
     y_el, y_eq, y_cost, y_bal = 0.0, 2.2, 4.6, 6.8
     # The elements, coloured by segment, and the ends above them (several at one place: stacked).
     for top, bottom in ((y_el - 1.3, y_eq + 1.25), (y_bal - 0.55, y_bal + 1.25)):  # the big segment's columns
-        ax.add_patch(Rectangle((big_lo, top), big_hi - big_lo, bottom - top, facecolor=_tint(seg_color[big], 0.85),
+        ax.add_patch(Rectangle((big_lo, top), big_hi - big_lo, bottom - top, facecolor=tint(seg_color[big], 0.85),
                                edgecolor="none", zorder=0))
     for i, s in enumerate(owner):
-        _cell(ax, i + 0.5, y_el, seg_color[s], w=1.0, h=0.8, edge="white")
+        cell(ax, i + 0.5, y_el, seg_color[s], w=1.0, h=0.8, edge="white")
     stacked = {}
     for s, e in enumerate(ends):
         k = stacked.get(e, 0)
@@ -146,7 +146,7 @@ def draw_equal_cost_ranges_12(path, lengths=HEAVY_TAIL_12, end_cost=4, warps=8):
     for y, ranges, label in rows:
         for w, (lo, hi) in enumerate(ranges):
             if hi > lo:
-                _cell(ax, (lo + hi) / 2, y, warp_color[w], f"w{w}", w=hi - lo, h=0.8, edge="white",
+                cell(ax, (lo + hi) / 2, y, warp_color[w], f"w{w}", w=hi - lo, h=0.8, edge="white",
                       fontsize=10, textcolor="white")
                 ax.text((lo + hi) / 2, y + 0.62, f"{hi - lo}/{range_cost(lengths, lo, hi, end_cost)}",
                         ha="center", va="top", fontsize=9, color="dimgray")
@@ -159,9 +159,9 @@ def draw_equal_cost_ranges_12(path, lengths=HEAVY_TAIL_12, end_cost=4, warps=8):
     x = 0.0
     for s, length in enumerate(lengths):
         for _ in range(length):
-            _cell(ax, x + scale / 2, y_cost, seg_color[s], w=scale, h=0.8, edge="white")
+            cell(ax, x + scale / 2, y_cost, seg_color[s], w=scale, h=0.8, edge="white")
             x += scale
-        _cell(ax, x + scale * end_cost / 2, y_cost, "#333333", w=scale * end_cost, h=0.8, edge="white")
+        cell(ax, x + scale * end_cost / 2, y_cost, "#333333", w=scale * end_cost, h=0.8, edge="white")
         x += scale * end_cost
     ax.text(-0.6, y_cost, f"the work: an element\ncosts 1, an end {end_cost}", ha="right", va="center",
             fontsize=10)
@@ -185,4 +185,4 @@ def draw_equal_cost_ranges_12(path, lengths=HEAVY_TAIL_12, end_cost=4, warps=8):
                  f"here, {SEGMENT_COST} in the kernel)\nequal elements: the warps among short segments get their "
                  "many ends too; equal cost evens the work\nout, and the big segment, cheap for its size, gets "
                  "fewer warps", fontsize=11.5, loc="left")
-    _save(fig, path)
+    save(fig, path)

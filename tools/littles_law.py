@@ -4,8 +4,8 @@
 import csv
 import math
 
-from tools.chart_labels import _place_labels, ring_candidates
-from tools.chart_style import _pyplot, _save, chapter_color
+from tools.chart_labels import place_labels, ring_candidates
+from tools.chart_style import pyplot, save, chapter_color
 from tools.profile import PROFILE_N, WARP
 from tools.schema import InputError, binary_size, open_input
 from tools.tables import markdown_table
@@ -115,7 +115,7 @@ def in_flight_section(latency, points, machine, sm_count):
 def chart_in_flight(path, latency, points, machine, sm_count):
     """bytes_in_flight.png: each kernel's bytes in flight per SM against its GB/s, beside the
     curve Little's law draws with the measured DRAM latency; every point named."""
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(10, 6.5))
     colors = draw_in_flight(ax, latency, points, machine, sm_count)
     ax.set_xlabel("bytes in flight per SM (KiB), at most: resident threads × the bytes each may request at once")
@@ -123,7 +123,7 @@ def chart_in_flight(path, latency, points, machine, sm_count):
     ax.set_title(f"{machine.gpu}: bandwidth is bytes in flight ÷ latency, until the memory is busy")
     ax.grid(True, which="both", alpha=0.25)
     label_in_flight(ax, points, colors)
-    _save(fig, path)
+    save(fig, path)
 
 
 def draw_in_flight(ax, latency, points, machine, sm_count):
@@ -152,12 +152,12 @@ def draw_in_flight(ax, latency, points, machine, sm_count):
 
 def label_in_flight(ax, points, colors):
     """Names every point, none over another label, point, line or text: each at the first free
-    place around its point (_place_labels), a leader line back to it where it sits apart.
+    place around its point (place_labels), a leader line back to it where it sits apart.
     The crowded points go first, so that they take the places nearest them."""
     def crowd(p):
         x = math.log2(p["per_sm"])
         return -sum(abs(x - math.log2(q["per_sm"])) < 1 and abs(p["gbps"] - q["gbps"]) < 400 for q in points)
     ordered = sorted(points, key=lambda p: (crowd(p), -p["gbps"], p["per_sm"]))
-    return _place_labels(ax, [(p["per_sm"] / 1024, p["gbps"], p["kernel"].replace("reduce_", ""),
+    return place_labels(ax, [(p["per_sm"] / 1024, p["gbps"], p["kernel"].replace("reduce_", ""),
                                     colors[p["chapter"]]) for p in ordered],
                               ring_candidates(), fontsize=6.5)

@@ -99,9 +99,9 @@ def run(*args):
 
 
 def draw_in_flight(latency, points, machine, sm_count):
-    """bytes_in_flight.png's figure, chart_style._save caught so that it stays open for a look."""
+    """bytes_in_flight.png's figure, chart_style.save caught so that it stays open for a look."""
     figures = []
-    with mock.patch.object(littles_law, "_save", lambda fig, path: figures.append(fig)):
+    with mock.patch.object(littles_law, "save", lambda fig, path: figures.append(fig)):
         littles_law.chart_in_flight("bytes_in_flight.png", latency, points, machine, sm_count)
     return figures[0]
 
@@ -182,7 +182,7 @@ class LessonsTest(unittest.TestCase):
         machine = results.Machine(os.path.join(self.results, "machine.txt"))
         latency = littles_law.read_latency(os.path.join(self.results, "latency.csv"))
         fig = draw_in_flight(latency, points, machine, 132)
-        self.addCleanup(chart_style._pyplot().close, fig)
+        self.addCleanup(chart_style.pyplot().close, fig)
         labels = chart_labels.direct_labels(fig.axes[0])
         self.assertEqual(sorted(t.get_text() for t in labels),
                          sorted(p["kernel"].replace("reduce_", "") for p in points))
@@ -195,7 +195,7 @@ class LessonsTest(unittest.TestCase):
     def test_published_chart_has_no_label_over_another(self):
         _, machine, sm_count, _, latency, points, _ = lessons.build_all(PUBLISHED)
         fig = draw_in_flight(latency, points, machine, sm_count)
-        self.addCleanup(chart_style._pyplot().close, fig)
+        self.addCleanup(chart_style.pyplot().close, fig)
         self.assertEqual(len(chart_labels.direct_labels(fig.axes[0])), len(points))
         self.assertEqual(overlaps(fig), [])
 

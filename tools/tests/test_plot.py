@@ -43,10 +43,10 @@ def run(job, *args):
 
 @contextlib.contextmanager
 def saves_caught(catch):
-    """chart_style._save, as each chart module calls it, replaced by catch(fig, path)."""
+    """chart_style.save, as each chart module calls it, replaced by catch(fig, path)."""
     with contextlib.ExitStack() as stack:
         for module in CHART_MODULES:
-            stack.enter_context(mock.patch.object(module, "_save", catch))
+            stack.enter_context(mock.patch.object(module, "save", catch))
         yield
 
 
@@ -111,7 +111,7 @@ MAX_SERIES = 6  # what a chart's panel may draw (results/README's rule: one stor
 
 
 def draw_chart(draw, *args):
-    """A chart function's figure, chart_style._save caught so that it stays open for a look."""
+    """A chart function's figure, chart_style.save caught so that it stays open for a look."""
     figures = []
     with saves_caught(lambda fig, path: figures.append(fig)):
         draw(*args)
@@ -420,7 +420,7 @@ class TestCharts(Results):
         shown = [r for r in (self.rows if rows is None else rows) if not r["variant_of"]]
         fig = draw_chart(charts.CHART_DRAWERS[name], shown, results.Machine(MACHINE_TXT),
                          chart_style.kernel_colors(shown), os.path.join(self.results, name))
-        self.addCleanup(chart_style._pyplot().close, fig)
+        self.addCleanup(chart_style.pyplot().close, fig)
         return fig
 
     def test_every_chart_tells_its_story_at_a_glance(self):
@@ -432,8 +432,8 @@ class TestCharts(Results):
                     self.assertLessEqual(len(ax.get_legend().texts) if ax.get_legend() else 0, 2, name)
             self.assertEqual(overlapping_labels(fig, others=True), [], name)
             self.assertIn(": ", title(fig), name)  # a message, not a caption
-        self.assertEqual(chart_labels._chapter_numbers(["05_a", "06_b", "07_c", "10_d"]), "05–07 and 10")
-        self.assertEqual(chart_labels._group_names(["01_a", "09_cub_comparison", "02_b"]), "chapters 01, 02 and CUB")
+        self.assertEqual(chart_labels.chapter_numbers(["05_a", "06_b", "07_c", "10_d"]), "05–07 and 10")
+        self.assertEqual(chart_labels.group_names(["01_a", "09_cub_comparison", "02_b"]), "chapters 01, 02 and CUB")
 
     def test_bandwidth_chart(self):
         fig = self.chart("bandwidth_vs_n.png")
@@ -539,10 +539,10 @@ class TestCharts(Results):
         self.assertEqual((row["n"], f16), (bf16[1]["n"], 0.25))
 
     def test_tick_labels_never_collide(self):
-        plt = chart_style._pyplot()
+        plt = chart_style.pyplot()
         fig, ax = plt.subplots()
         self.addCleanup(plt.close, fig)
-        chart_style._log2_n_axis(ax, [8, 32, 34, 128, 1023, 1024, 1067, 3000], plt)
+        chart_style.log2_n_axis(ax, [8, 32, 34, 128, 1023, 1024, 1067, 3000], plt)
         self.assertEqual(list(ax.get_xticks()), [8, 32, 128, 1024, 3000])
 
     def draw_launch_cost(self, rows):
@@ -553,7 +553,7 @@ class TestCharts(Results):
             charts_n.chart_launch_cost(shown, results.Machine(os.path.join(self.results, "machine.txt")),
                                    chart_style.kernel_colors(shown),
                                    os.path.join(self.results, "launch_cost.png"))
-        self.addCleanup(chart_style._pyplot().close, figures[0])
+        self.addCleanup(chart_style.pyplot().close, figures[0])
         return figures[0]
 
     def test_launch_cost_chart(self):
@@ -613,7 +613,7 @@ class TestCharts(Results):
         figures["batched.png"] = draw_chart(charts_batched.chart_batched, results.batched_rows(every), machine,
                                             os.path.join(folder, "batched.png"))
         for name, fig in figures.items():
-            self.addCleanup(chart_style._pyplot().close, fig)
+            self.addCleanup(chart_style.pyplot().close, fig)
             for ax in fig.axes:
                 self.assertLessEqual(chart_style.series_count(ax), MAX_SERIES, name)
             self.assertEqual(overlapping_labels(fig, others=True), [], name)
@@ -1124,7 +1124,7 @@ class TestBatched(Results):
         with saves_caught(lambda fig, path: figures.append(fig)):
             charts_batched.chart_batched(results.batched_rows(self.rows), results.Machine(MACHINE_TXT),
                                os.path.join(self.results, "batched.png"))
-        self.addCleanup(chart_style._pyplot().close, figures[0])
+        self.addCleanup(chart_style.pyplot().close, figures[0])
         return figures[0]
 
     def test_batched_chart(self):
@@ -1371,7 +1371,7 @@ class TestEqualBytes(Results):
         shown = [r for r in self.rows if not r["variant_of"]]
         fig = draw_chart(charts_dtypes.chart_dtypes_equal_bytes, shown, machine, chart_style.kernel_colors(shown),
                          os.path.join(self.results, schema.EQUAL_BYTES_CHART))
-        self.addCleanup(chart_style._pyplot().close, fig)
+        self.addCleanup(chart_style.pyplot().close, fig)
         ax = fig.axes[0]
         self.assertLessEqual(chart_style.series_count(ax), MAX_SERIES)
         self.assertEqual([t.get_text() for t in ax.get_xticklabels()], list(tables.ELEMENT_BYTES))

@@ -2,11 +2,16 @@
 
     python3 -m unittest tools.tests.test_plot        (ctest: plot_tests)
 
-The commands run as subprocesses, as a user runs them, so exit codes and stderr are tested too.
+One test of each job runs it as a subprocess, as a user runs it; the others call the same entry
+point in this process (job()), which gives the same exit status, stdout and stderr without starting
+Python and matplotlib again. The JSON is converted once per class, and each chart set drawn once
+where several tests look at it (drawn()), so that the tests stay quick.
 """
 
 import contextlib
+import copy
 import csv
+import io
 import json
 import os
 import shutil
@@ -30,8 +35,8 @@ F32_SUM_LEADS = ["`reduce_naive`", "`reduce_convergent`", "`reduce_shared`", "`r
                  "`reduce_single_pass`"]
 FLOOR_NAME = "floor/empty_kernel/none/none/0/iterations:1/manual_time"
 
-from tools import (bench_csv, chart_labels, chart_style, charts, charts_batched, charts_dtypes, charts_n,  # noqa: E402
-                   readme_custom_ops, results, schema, tables)
+from tools import (__main__ as cli, bench_csv, chart_labels, chart_style, charts, charts_batched,  # noqa: E402
+                   charts_dtypes, charts_n, readme_custom_ops, results, schema, tables)
 
 CHART_MODULES = (chart_style, charts_n, charts_dtypes, charts_batched)
 
@@ -39,6 +44,18 @@ CHART_MODULES = (chart_style, charts_n, charts_dtypes, charts_batched)
 def run(job, *args):
     """python3 -m tools JOB ARGS, as a user runs it."""
     return subprocess.run([sys.executable, "-m", "tools", job, *args], capture_output=True, text=True, cwd=ROOT)
+
+
+def job(name, *args):
+    """python3 -m tools JOB ARGS in this process: its exit status and what it printed, as run()
+    returns them."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = cli.main([name, *args])
+        except SystemExit as e:  # argparse's usage errors
+            code = e.code
+    return subprocess.CompletedProcess([name, *args], code, out.getvalue(), err.getvalue())
 
 
 @contextlib.contextmanager
@@ -118,6 +135,66 @@ def draw_chart(draw, *args):
     return figures[0]
 
 
+def draw_kept(*args, figures):
+    """`python3 -m tools charts ARGS` in this process, each chart saved as the job saves it and its
+    figure kept open in figures[file name] for a look (closed by the caller)."""
+    save = chart_style.save
+
+    def save_and_keep(fig, path):
+        figures[os.path.basename(path)] = fig
+        with mock.patch.object(chart_style.pyplot(), "close"):
+            save(fig, path)
+
+    with saves_caught(save_and_keep):
+        return job("charts", *args)
+
+
+_DRAWN = {}
+
+
+def drawn(key, fill):
+    """A results folder whose charts were drawn once for the whole module: fill(folder) converts
+    and draws into it (returning what the tests look at), the first time key is asked for; later
+    callers get the same (folder, what fill returned). Tests copy the files they need."""
+    if key not in _DRAWN:
+        folder = tempfile.mkdtemp(prefix=f"plot_{key}_")
+        unittest.addModuleCleanup(shutil.rmtree, folder)
+        _DRAWN[key] = folder, fill(folder)
+    return _DRAWN[key]
+
+
+def copy_files(source, target, names):
+    for name in names:
+        shutil.copy(os.path.join(source, name), target)
+
+
+def default_charts():
+    """The test JSON's charts and tables.md, drawn by `python3 -m tools charts` once for the
+    module: (folder, that run)."""
+    def fill(folder):
+        done = run("csv", BENCH_JSON, os.path.join(folder, "bench.csv"))
+        assert done.returncode == 0, done.stderr
+        shutil.copy(MACHINE_TXT, folder)
+        return run("charts", folder)
+    return drawn("default", fill)
+
+
+def kept_charts(key, converted):
+    """The charts of a class's converted folder, drawn once for the module in this process, their
+    figures kept: (folder, (the run, {file name: figure}))."""
+    def fill(folder):
+        copy_files(converted, folder, os.listdir(converted))
+        figures = {}
+        unittest.addModuleCleanup(lambda: [chart_style.pyplot().close(f) for f in figures.values()])
+        return draw_kept(folder, figures=figures), figures
+    return drawn(key, fill)
+
+
+def copy_drawn(folder, target):
+    """The charts and tables.md a `charts` run wrote in folder, copied into target."""
+    copy_files(folder, target, [name for name in os.listdir(folder) if name.endswith(".png") or name == "tables.md"])
+
+
 def labelled(ax):
     """{label: line} of a panel's labelled lines (its series; furniture is unlabelled)."""
     return {line.get_label(): line for line in ax.get_lines() if not line.get_label().startswith("_")}
@@ -152,8 +229,24 @@ def title(fig):
 
 class Results(unittest.TestCase):
     """A temporary tree shaped like the repository: results/h200/ holds bench.csv converted from
-    the test JSON and machine.txt; chapter folders go next to it."""
+    the test JSON and machine.txt; chapter folders go next to it. The JSON is converted once per
+    class, by `python3 -m tools csv` (csv_run), into the class's folder `converted`; each test gets
+    a copy of that folder and of its rows."""
     bench_json = BENCH_JSON
+
+    @classmethod
+    def prepare(cls, folder):
+        """What a class puts in the results folder before the conversion."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.converted = tempfile.mkdtemp(prefix="plot_class_")
+        cls.addClassCleanup(shutil.rmtree, cls.converted)
+        cls.prepare(cls.converted)
+        cls.csv_run = run("csv", cls.bench_json, os.path.join(cls.converted, "bench.csv"))
+        shutil.copy(MACHINE_TXT, cls.converted)
+        cls.converted_rows = results.read_csv(os.path.join(cls.converted, "bench.csv")) \
+            if cls.csv_run.returncode == 0 else None
 
     def setUp(self):
         self.dir = tempfile.mkdtemp(prefix="plot_test_")
@@ -161,11 +254,9 @@ class Results(unittest.TestCase):
         self.results = self.path("results", "h200")
         self.csv = os.path.join(self.results, "bench.csv")
         self.floor_csv = os.path.join(self.results, "floor.csv")
-        os.makedirs(self.results)
-        self.csv_run = run("csv", self.bench_json, self.csv)
         self.assertEqual(self.csv_run.returncode, 0, self.csv_run.stderr)
-        shutil.copy(MACHINE_TXT, self.results)
-        self.rows = results.read_csv(self.csv)
+        shutil.copytree(self.converted, self.results)
+        self.rows = copy.deepcopy(self.converted_rows)
 
     def path(self, *names):
         return os.path.join(self.dir, *names)
@@ -243,7 +334,7 @@ class TestCsv(Results):
         floor = next(e for e in json_entries() if e["name"] == FLOOR_NAME)
         self.assertEqual(read(self.floor_csv).splitlines()[0], ",".join(schema.FLOOR_COLUMNS))
         self.assertEqual(len(read(self.floor_csv).splitlines()), 2)
-        self.assertIn(f"to {self.floor_csv}", self.csv_run.stdout)
+        self.assertIn(f"to {os.path.join(self.converted, 'floor.csv')}", self.csv_run.stdout)
         got = results.read_floor(self.results)
         self.assertEqual(got["kernel"], "empty_kernel")
         for column in schema.FLOOR_COLUMNS[1:]:
@@ -257,7 +348,7 @@ class TestCsv(Results):
         # An older results folder has no floor.csv; a new run without the floor leaves none behind.
         self.assertIsNone(results.read_floor(self.path("nowhere")))
         write_json(self.path("b.json"), kernel_entries())
-        done = run("csv", self.path("b.json"), self.csv)
+        done = job("csv", self.path("b.json"), self.csv)
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertFalse(os.path.exists(self.floor_csv))
         self.assertIsNone(results.read_floor(self.results))
@@ -341,21 +432,28 @@ class TestCsv(Results):
                               ('{"benchmarks": [{"name": "floor"}]}', "floor/<kernel>"),
                               ('{"benchmarks": [{"name": "a/b/sum/f32/1", "n": 1}]}', "'bytes'")):
             write(self.path("b.json"), text)
-            self.assertFailsCleanly(run("csv", self.path("b.json"), self.path("o.csv")), message)
-        self.assertFailsCleanly(run("csv", self.path("none.json"), self.path("o.csv")),
+            self.assertFailsCleanly(job("csv", self.path("b.json"), self.path("o.csv")), message)
+        self.assertFailsCleanly(job("csv", self.path("none.json"), self.path("o.csv")),
                                 "cannot read")
 
 
 class TestCharts(Results):
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.figures = {}  # the charts of the test JSON's rows, drawn once for the class
+        cls.addClassCleanup(lambda: [chart_style.pyplot().close(f) for f in cls.figures.values()])
+
     def test_charts_and_tables(self):
-        self.assertEqual(run("tables", self.results).returncode, 0)
+        self.assertEqual(job("tables", self.results).returncode, 0)
         tables = read(os.path.join(self.results, "tables.md"))
-        done = run("charts", self.results)
+        folder, done = default_charts()  # `python3 -m tools charts` on the same bench.csv
+        self.assertEqual(read(os.path.join(folder, "bench.csv")), read(self.csv))
         self.assertEqual(done.returncode, 0, done.stderr)
-        self.assertEqual(read(os.path.join(self.results, "tables.md")), tables)  # the same tables
+        self.assertEqual(read(os.path.join(folder, "tables.md")), tables)  # the same tables
         self.assertLessEqual(set(charts.CHART_DRAWERS), {name for name, _ in schema.CHARTS})
         for name in charts.CHART_DRAWERS:
-            with open(os.path.join(self.results, name), "rb") as f:
+            with open(os.path.join(folder, name), "rb") as f:
                 self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n", name)
         # The variants (rows with variant_of) stay out of the charts, and are named; lessons are not.
         self.assertIn("charts leave out the variants (tables.md has them): "
@@ -409,18 +507,24 @@ class TestCharts(Results):
         # nothing to show, the bar chart falls back to the largest n.
         rows = [r for r in self.rows if (r["op"], r["dtype"], r["n"]) == ("sum", "f32", 2 ** 20)]
         bench_csv.write_csv(rows, self.csv)
-        done = run("charts", self.results)
+        done = job("charts", self.results)
         self.assertEqual(done.returncode, 0, done.stderr)
         for name in charts.CHART_DRAWERS:
             self.assertGreater(os.path.getsize(os.path.join(self.results, name)), 1000, name)
         self.assertEqual(results.pick_dram_n(rows), (2 ** 20, "largest measured; 2^28 not in bench.csv"))
 
     def chart(self, name, rows=None):
-        """One chart of CHART_DRAWERS, drawn as `charts` draws it (no variant), kept open."""
+        """One chart of CHART_DRAWERS, drawn as `charts` draws it (no variant), kept open (that of
+        the class's own rows drawn once, the first time a test asks for it)."""
+        if rows is None and name in self.figures:
+            return self.figures[name]
         shown = [r for r in (self.rows if rows is None else rows) if not r["variant_of"]]
         fig = draw_chart(charts.CHART_DRAWERS[name], shown, results.Machine(MACHINE_TXT),
                          chart_style.kernel_colors(shown), os.path.join(self.results, name))
-        self.addCleanup(chart_style.pyplot().close, fig)
+        if rows is None:
+            self.figures[name] = fig
+        else:
+            self.addCleanup(chart_style.pyplot().close, fig)
         return fig
 
     def test_every_chart_tells_its_story_at_a_glance(self):
@@ -593,7 +697,7 @@ class TestCharts(Results):
         self.assertIn("No f32 sum rows of 10_single_pass", fig.axes[0].texts[0].get_text())
         # Neither stops `charts`, nor does a bench.csv from before the loop and graph columns.
         without_columns(self.csv, {"b2b_us", "graph_us"})
-        done = run("charts", self.results)
+        done = job("charts", self.results)
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertGreater(os.path.getsize(os.path.join(self.results, "launch_cost.png")), 1000)
         self.assertNotIn("200 calls in a loop", read(os.path.join(self.results, "tables.md")))
@@ -602,18 +706,14 @@ class TestCharts(Results):
     def test_published_h200_results(self):
         folder = self.path("published")
         shutil.copytree(PUBLISHED, folder)  # a copy: the test never rewrites the published charts
-        done = run("charts", folder)
+        drawn_figures = {}  # each chart's figure, as `charts` drew and saved it
+        done = draw_kept(folder, figures=drawn_figures)
+        for fig in drawn_figures.values():
+            self.addCleanup(chart_style.pyplot().close, fig)
         self.assertEqual(done.returncode, 0, done.stderr)
         # Its charts keep the rules too: at most 6 series a panel, no label over another.
-        every, machine = results.read_results(folder)
-        shown = [r for r in results.flat_rows(every) if not r["variant_of"]]
-        figures = {name: draw_chart(draw, shown, machine, chart_style.kernel_colors(shown),
-                                    os.path.join(folder, name))
-                   for name, draw in charts.CHART_DRAWERS.items()}
-        figures["batched.png"] = draw_chart(charts_batched.chart_batched, results.batched_rows(every), machine,
-                                            os.path.join(folder, "batched.png"))
+        figures = {name: drawn_figures[name] for name in list(charts.CHART_DRAWERS) + ["batched.png"]}
         for name, fig in figures.items():
-            self.addCleanup(chart_style.pyplot().close, fig)
             for ax in fig.axes:
                 self.assertLessEqual(chart_style.series_count(ax), MAX_SERIES, name)
             self.assertEqual(overlapping_labels(fig, others=True), [], name)
@@ -655,16 +755,16 @@ class TestCompare(Results):
     def test_compare_with_a_run_from_before_variant_of_and_params(self):
         other = self.other_run(0.5, [c for c in schema.CSV_COLUMNS if c not in schema.OPTIONAL_COLUMNS])
         self.assertNotIn("variant_of", read(os.path.join(other, "bench.csv")))
-        done = run("compare", self.results, other)
+        done = job("compare", self.results, other)
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertIn("| 09_cub_comparison | `cub_sum` | 2.000* |", done.stdout)
-        self.assertFailsCleanly(run("compare", self.results, self.path("nowhere")), "cannot read")
+        self.assertFailsCleanly(job("compare", self.results, self.path("nowhere")), "cannot read")
 
 
 class TestMalformedInput(Results):
     def charts_on(self, lines):
         write(self.csv, "\n".join(lines) + "\n")
-        return run("charts", self.results)
+        return job("charts", self.results)
 
     def test_bad_csv(self):
         lines = read(self.csv).splitlines()
@@ -685,15 +785,18 @@ class TestMalformedInput(Results):
 
     def test_bad_machine(self):
         os.remove(os.path.join(self.results, "machine.txt"))
-        self.assertFailsCleanly(run("charts", self.results), "cannot read", "machine.txt")
+        self.assertFailsCleanly(job("charts", self.results), "cannot read", "machine.txt")
         write(os.path.join(self.results, "machine.txt"), "gpu: NVIDIA H200\nl2_bytes: 62914560\n")
-        self.assertFailsCleanly(run("charts", self.results), "dram_gbps")
-        self.assertFailsCleanly(run("charts", self.path("nowhere")), "cannot read")
+        self.assertFailsCleanly(job("charts", self.results), "dram_gbps")
+        self.assertFailsCleanly(job("charts", self.path("nowhere")), "cannot read")
 
 
 class TestTopReadme(Results):
     def test_replaces_the_section(self):
-        self.assertEqual(run("charts", self.results).returncode, 0)
+        folder, done = default_charts()  # the charts of the same bench.csv
+        self.assertEqual(read(os.path.join(folder, "bench.csv")), read(self.csv))
+        self.assertEqual(done.returncode, 0)
+        copy_drawn(folder, self.results)
         path = self.path("README.md")
         write(path, "# Reductions\n\n<!-- results:begin -->\nstale\n<!-- results:end -->\n\nAfter.\n")
         done = run("readmes", path, self.results)
@@ -723,7 +826,7 @@ class TestTopReadme(Results):
         for text, message in (("# No markers here.\n", "results:begin"),
                               ("<!-- results:end -->\n<!-- results:begin -->\n", "comes before")):
             write(self.path("README.md"), text)
-            self.assertFailsCleanly(run("readmes", self.path("README.md"), self.results), message)
+            self.assertFailsCleanly(job("readmes", self.path("README.md"), self.results), message)
             self.assertEqual(read(self.path("README.md")), text)
 
 
@@ -733,7 +836,7 @@ class TestChapterReadme(Results):
         return self.path(name)
 
     def update(self, name):
-        done = run("readmes", "--chapter", self.chapter(name), self.results)
+        done = job("readmes", "--chapter", self.chapter(name), self.results)
         self.assertEqual(done.returncode, 0, done.stderr)
         return read(self.path(name, "README.md"))
 
@@ -937,7 +1040,7 @@ class TestChapterReadme(Results):
         for name in ("01_naive", "05_coarsened"):
             self.chapter(name)
         self.chapter("03_shared", "# Not written yet\n")
-        done = run("readmes", "--all", self.path("README.md"), self.results)
+        done = job("readmes", "--all", self.path("README.md"), self.results)
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertIn("skipped", done.stdout)
         self.assertIn("| 06_warp_shuffle | `reduce_warp_shuffle` |", read(self.path("README.md")))
@@ -951,7 +1054,7 @@ class TestChapterReadme(Results):
         write(self.path("README.md"), MARKED)
         self.chapter("01_naive")
         self.chapter("10_new")  # markers, but no rows
-        done = run("readmes", "--all", self.path("README.md"), self.results)
+        done = job("readmes", "--all", self.path("README.md"), self.results)
         self.assertEqual(done.returncode, 2, done.stderr)
         self.assertIn("error: " + self.csv + " has no rows of chapter 10_new", done.stderr)
         for path in (self.path("README.md"), self.path("01_naive", "README.md")):
@@ -973,7 +1076,7 @@ class TestBatched(Results):
         return self.path(name)
 
     def update(self, name="11_batched"):
-        done = run("readmes", "--chapter", self.chapter(name), self.results)
+        done = job("readmes", "--chapter", self.chapter(name), self.results)
         self.assertEqual(done.returncode, 0, done.stderr)
         return read(self.path(name, "README.md")), done
 
@@ -1008,7 +1111,7 @@ class TestBatched(Results):
         write_json(self.path("b.json"), entries + [dict(again, time_us=scale * again["time_us"],
                                                         repetition_index=i)
                                                    for i, scale in ((1, 2.0), (2, 0.5))])
-        self.assertEqual(run("csv", self.path("b.json"), self.csv).returncode, 0)
+        self.assertEqual(job("csv", self.path("b.json"), self.csv).returncode, 0)
         self.assertEqual(results.read_csv(self.csv), self.rows)
 
     def test_ratio_to_cub(self):
@@ -1032,10 +1135,10 @@ class TestBatched(Results):
     def test_bad_layout(self):
         entries = json.loads(read(BATCHED_JSON))["benchmarks"]
         write_json(self.path("b.json"), entries + [dict(batched_json_entries()[0], layout_id=7.0)])
-        self.assertFailsCleanly(run("csv", self.path("b.json"), self.path("o.csv")),
+        self.assertFailsCleanly(job("csv", self.path("b.json"), self.path("o.csv")),
                                 "layout_id 7", "rows, columns, segments")
         write(self.csv, read(self.csv).replace(",rows,", ",tiles,", 1))
-        self.assertFailsCleanly(run("tables", self.results), "layout 'tiles'")
+        self.assertFailsCleanly(job("tables", self.results), "layout 'tiles'")
 
     def test_flat_tables_charts_and_readmes_unchanged_by_batched_rows(self):
         # One folder of the flat rows, one of the same with batched rows beside them.
@@ -1044,15 +1147,21 @@ class TestBatched(Results):
             folder = folders[name] = self.path(name, "results", "h200")
             os.makedirs(folder)
             write_json(self.path(name, "bench.json"), entries)
-            self.assertEqual(run("csv", self.path(name, "bench.json"),
+            self.assertEqual(job("csv", self.path(name, "bench.json"),
                                  os.path.join(folder, "bench.csv")).returncode, 0)
             shutil.copy(MACHINE_TXT, folder)
             write(self.path(name, "README.md"), MARKED)
             for chapter in ("05_coarsened", "09_cub_comparison", "10_single_pass"):
                 write(self.path(name, chapter, "README.md"), MARKED)
-            done = run("readmes", "--all", self.path(name, "README.md"), folder)
+            done = job("readmes", "--all", self.path(name, "README.md"), folder)
             self.assertEqual(done.returncode, 0, done.stderr)
-            self.assertEqual(run("charts", folder).returncode, 0)
+            if name == "flat":  # the test JSON's rows: the module's charts of them
+                default, drawn_run = default_charts()
+                self.assertEqual(read(os.path.join(folder, "bench.csv")), read(os.path.join(default, "bench.csv")))
+                self.assertEqual(drawn_run.returncode, 0)
+                copy_drawn(default, folder)
+            else:
+                self.assertEqual(job("charts", folder).returncode, 0)
         flat, both = (read(os.path.join(folders[name], "tables.md")) for name in ("flat", "both"))
         self.assertTrue(both.startswith(flat + "## Batched reductions\n"))
         for name in charts.CHART_DRAWERS:
@@ -1078,13 +1187,13 @@ class TestBatched(Results):
             self.assertEqual(line[4], cells(min(mine, key=lambda r: r["gbps"]), "gbps")[0].rstrip("*"))
             self.assertEqual(line[6], cells(max(mine, key=lambda r: r["gbps"]), "gbps")[0].rstrip("*"))
         self.assertEqual([line[2] for line in summary[1:]], ["rows", "columns", "segments"])
-        compare = run("compare", folders["both"], folders["flat"])
+        compare = job("compare", folders["both"], folders["flat"])
         self.assertEqual(compare.returncode, 0, compare.stderr)
         self.assertRegex(compare.stdout, r"Rows only in \S+: 0; only in \S+: 0\.")
         self.assertNotIn("11_batched", compare.stdout)
 
     def test_batched_tables(self):
-        self.assertEqual(run("tables", self.results).returncode, 0)
+        self.assertEqual(job("tables", self.results).returncode, 0)
         tables = read(os.path.join(self.results, "tables.md"))
         self.assertEqual([line for line in tables.splitlines() if line.startswith("## ")],
                          ["## sum, f32", "## Batched reductions"])  # the flat rows' before
@@ -1119,21 +1228,20 @@ class TestBatched(Results):
         small = self.batched("reduce_columns", "columns", 2 ** 10, 2 ** 10)
         self.assertIn(cells(small, "gbps")[0] + "*", sum(table, []))
 
-    def draw_batched(self):
-        figures = []
-        with saves_caught(lambda fig, path: figures.append(fig)):
-            charts_batched.chart_batched(results.batched_rows(self.rows), results.Machine(MACHINE_TXT),
-                               os.path.join(self.results, "batched.png"))
-        self.addCleanup(chart_style.pyplot().close, figures[0])
-        return figures[0]
+    def charts(self):
+        """The class's charts, drawn once for the module, copied into this test's results folder:
+        (the `charts` run, {file name: figure})."""
+        folder, (done, figures) = kept_charts("batched", self.converted)
+        copy_drawn(folder, self.results)
+        return done, figures
 
     def test_batched_chart(self):
-        done = run("charts", self.results)
+        done, figures = self.charts()
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertIn("batched.png", done.stdout)
         with open(os.path.join(self.results, "batched.png"), "rb") as f:
             self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
-        fig = self.draw_batched()
+        fig = figures["batched.png"]  # chart_batched's figure of the batched rows
         top, ratios = fig.axes
         # Upper panel: the lessons' GB/s (chapters 11 and 12) on a linear axis, under the roofs.
         self.assertEqual((top.get_yscale(), ratios.get_yscale()), ("linear", "log"))
@@ -1175,7 +1283,7 @@ class TestBatched(Results):
         self.assertTrue(title(fig).startswith("Batched f32 sums: the lessons run at "))
         # A run without batched rows leaves no batched chart behind.
         bench_csv.write_csv(results.flat_rows(self.rows), self.csv)
-        done = run("charts", self.results)
+        done = job("charts", self.results)
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertIn("removed", done.stdout)
         self.assertFalse(os.path.exists(os.path.join(self.results, "batched.png")))
@@ -1191,7 +1299,7 @@ class TestBatched(Results):
                         time_us=tuned["time_us"] / 0.8)
         teaching.pop("param_strategy_id", None)
         write_json(self.path("t.json"), entries + [teaching])
-        self.assertEqual(run("csv", self.path("t.json"), self.csv).returncode, 0)
+        self.assertEqual(job("csv", self.path("t.json"), self.csv).returncode, 0)
         self.rows = results.read_csv(self.csv)
         text, _ = self.update()
         table = table_after(text, "**The teaching kernels against the tuned ones**")
@@ -1204,7 +1312,7 @@ class TestBatched(Results):
         self.assertNotIn("reduce_rows_teaching", "".join(sum(table_after(text, "**Rows, f32 sum"), [])))
 
     def test_chapter_readme(self):
-        self.assertEqual(run("charts", self.results).returncode, 0)
+        self.assertEqual(self.charts()[0].returncode, 0)
         text, _ = self.update()
         self.assertTrue(text.startswith("# Chapter\n\nThe idea.\n\n<!-- results:begin -->\nMeasured on "
                                         "**NVIDIA H200**. Many reductions in one call"))
@@ -1251,7 +1359,7 @@ class TestBatched(Results):
         self.assertEqual(self.update()[0], text)  # running it again changes nothing
 
     def test_segmented_chapter_readme(self):
-        self.assertEqual(run("charts", self.results).returncode, 0)
+        self.assertEqual(self.charts()[0].returncode, 0)
         text, _ = self.update("12_segmented")
         self.assertIn("Many reductions in one call: a result per segment", text)
         self.assertEqual([line for line in text.splitlines() if line.startswith("**")], [
@@ -1287,16 +1395,16 @@ class TestBatched(Results):
         self.assertNotIn("batched.png", text)
         self.assertIn("no batched.png", done.stderr)
         # The other chapters see the flat rows only: 11 has none; the top README leaves it out.
-        self.assertFailsCleanly(run("readmes", "--chapter", self.chapter("12_next"), self.results),
+        self.assertFailsCleanly(job("readmes", "--chapter", self.chapter("12_next"), self.results),
                                 "no rows of chapter 12_next")
         write(self.path("README.md"), MARKED)
-        done = run("readmes", self.path("README.md"), self.results)
+        done = job("readmes", self.path("README.md"), self.results)
         self.assertEqual(done.returncode, 0, done.stderr)
         table = table_after(read(self.path("README.md")), "f32 sum per chapter")
         self.assertEqual([line[1] for line in table[1:]], ["`reduce_single_pass`", "`cub_sum`"])
         # Without batched rows, chapter 11 is a chapter without rows.
         bench_csv.write_csv(results.flat_rows(self.rows), self.csv)
-        self.assertFailsCleanly(run("readmes", "--chapter", self.chapter(), self.results),
+        self.assertFailsCleanly(job("readmes", "--chapter", self.chapter(), self.results),
                                 "no rows of chapter 11_batched")
 
 
@@ -1333,28 +1441,29 @@ def flat_entry(chapter, kernel, dtype, n, gbps):
 
 class TestEqualBytes(Results):
     """The sums at equal bytes in every element type: tables.md's view by bytes and its chart."""
+    gbps = {"f32": 4500.0, "f64": 4490.0, "f16": 4300.0, "bf16": 4250.0, "i32": 4480.0,
+            "i64": 4470.0, "u8": 3100.0}
 
-    def setUp(self):
-        self.bench_json = os.path.join(tempfile.mkdtemp(prefix="plot_bytes_"), "bench.json")
-        self.addCleanup(shutil.rmtree, os.path.dirname(self.bench_json))
-        self.gbps = {"f32": 4500.0, "f64": 4490.0, "f16": 4300.0, "bf16": 4250.0, "i32": 4480.0,
-                     "i64": 4470.0, "u8": 3100.0}
+    @classmethod
+    def setUpClass(cls):
+        cls.bench_json = os.path.join(tempfile.mkdtemp(prefix="plot_bytes_"), "bench.json")
+        cls.addClassCleanup(shutil.rmtree, os.path.dirname(cls.bench_json))
         entries = [e for e in json_entries() if "/sum/" not in e["name"] or "/f32/" in e["name"]]
-        for dtype, gbps in self.gbps.items():
+        for dtype, gbps in cls.gbps.items():
             n = 2 ** 30 // tables.ELEMENT_BYTES[dtype]
             if dtype != "f32":
                 entries += [flat_entry("07_two_pass", "reduce_two_pass", dtype, n, gbps),
                             flat_entry("10_single_pass", "reduce_single_pass", dtype, n, gbps * 0.99),
                             flat_entry("09_cub_comparison", "cub_transform_reduce", dtype, n, gbps * 0.9)]
-        write_json(self.bench_json, entries)
-        super().setUp()
+        write_json(cls.bench_json, entries)
+        super().setUpClass()
 
     def test_table_by_bytes(self):
         self.assertEqual(schema.baseline_for("sum", "u8"), ("09_cub_comparison", "cub_transform_reduce"))
         self.assertEqual(schema.baseline_for("sum", "f32"), ("09_cub_comparison", "cub_sum"))
-        done = run("charts", self.results)
+        folder, (done, _) = kept_charts("equal_bytes", self.converted)
         self.assertEqual(done.returncode, 0, done.stderr)
-        table = table_after(read(os.path.join(self.results, "tables.md")), "(CUB's: by `cub_sum`'s).")
+        table = table_after(read(os.path.join(folder, "tables.md")), "(CUB's: by `cub_sum`'s).")
         self.assertEqual(table[0], ["Chapter", "Kernel", "dtype", "16 MiB", "64 MiB", "256 MiB", "1 GiB",
                                     "× its f32 at 1 GiB"])
         u8 = next(line for line in table if line[:3] == ["07_two_pass", "`reduce_two_pass`", "u8"])
@@ -1369,9 +1478,8 @@ class TestEqualBytes(Results):
     def test_chart(self):
         machine = results.Machine(MACHINE_TXT)
         shown = [r for r in self.rows if not r["variant_of"]]
-        fig = draw_chart(charts_dtypes.chart_dtypes_equal_bytes, shown, machine, chart_style.kernel_colors(shown),
-                         os.path.join(self.results, schema.EQUAL_BYTES_CHART))
-        self.addCleanup(chart_style.pyplot().close, fig)
+        # chart_dtypes_equal_bytes's figure of the rows shown, as `charts` drew it
+        fig = kept_charts("equal_bytes", self.converted)[1][1][schema.EQUAL_BYTES_CHART]
         ax = fig.axes[0]
         self.assertLessEqual(chart_style.series_count(ax), MAX_SERIES)
         self.assertEqual([t.get_text() for t in ax.get_xticklabels()], list(tables.ELEMENT_BYTES))
@@ -1389,10 +1497,13 @@ class TestCustomOps(Results):
     """Chapter 13's rows: flat, with the check's counters (error, error_bound, passed) beside the
     time, set against chapter 07's f32 sum of the same bytes and CUB's TransformReduce."""
 
-    def setUp(self):
-        self.bench_json = os.path.join(tempfile.mkdtemp(prefix="plot_custom_"), "bench.json")
-        self.addCleanup(shutil.rmtree, os.path.dirname(self.bench_json))
-        write_json(self.bench_json, json_entries() + [
+    early_exit_read = 5e7
+
+    @classmethod
+    def setUpClass(cls):
+        cls.bench_json = os.path.join(tempfile.mkdtemp(prefix="plot_custom_"), "bench.json")
+        cls.addClassCleanup(shutil.rmtree, os.path.dirname(cls.bench_json))
+        write_json(cls.bench_json, json_entries() + [
             custom_entry("reduce", "lse", "f32", 2 ** 28, 4300.0, 1.5e-6, 4e-5, 1),
             custom_entry("reduce_ordered", "lse", "f32", 2 ** 28, 3200.0, 2e-6, 4e-5, 1, "reduce"),
             custom_entry("cub_transform_reduce", "lse", "f32", 2 ** 28, 2700.0),
@@ -1405,14 +1516,14 @@ class TestCustomOps(Results):
             custom_entry("reduce", "product", "f32", 2 ** 28, 4410.0, 2e-3, -1, -1, in_range=1),
             custom_entry("reduce", "mean_variance_naive", "f32", 2 ** 28, 4500.0, 1.0, 1.96, 0,
                          values=(0.0, 1.0))])
-        super().setUp()
-        # The early exit's bytes, counted: bench.csv again, with them and machine.txt beside it.
-        self.early_exit_read = 5e7
-        write(os.path.join(self.results, schema.EARLY_EXIT_BYTES),
-              f"op,true_at,n,dram_bytes_read\nany,0,{2 ** 30},{self.early_exit_read:.0f}\n")
-        self.csv_run = run("csv", self.bench_json, self.csv)
-        self.assertEqual(self.csv_run.returncode, 0, self.csv_run.stderr)
-        self.rows = results.read_csv(self.csv)
+        super().setUpClass()
+
+    @classmethod
+    def prepare(cls, folder):
+        # The early exit's bytes, counted, and machine.txt beside bench.csv before it is converted.
+        shutil.copy(MACHINE_TXT, folder)
+        write(os.path.join(folder, schema.EARLY_EXIT_BYTES),
+              f"op,true_at,n,dram_bytes_read\nany,0,{2 ** 30},{cls.early_exit_read:.0f}\n")
 
     def test_early_exit_gbps_from_the_bytes_it_read(self):
         early = self.custom("reduce_early_exit", "any", true_at=0)
@@ -1422,7 +1533,7 @@ class TestCustomOps(Results):
         self.assertLess(early["pct_peak"], 100)
         # Without the count the row is left out, said so: no GB/s of bytes not read.
         os.remove(os.path.join(self.results, schema.EARLY_EXIT_BYTES))
-        done = run("csv", self.bench_json, self.csv)
+        done = job("csv", self.bench_json, self.csv)
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertIn("its reads are not counted", done.stderr)
         self.assertFalse(any(r["kernel"] == "reduce_early_exit" for r in results.read_csv(self.csv)))
@@ -1447,7 +1558,7 @@ class TestCustomOps(Results):
 
     def test_chapter_readme(self):
         write(self.path("13_custom_ops", "README.md"), MARKED)
-        done = run("readmes", "--chapter", self.path("13_custom_ops"), self.results)
+        done = job("readmes", "--chapter", self.path("13_custom_ops"), self.results)
         self.assertEqual(done.returncode, 0, done.stderr)
         text = read(self.path("13_custom_ops", "README.md"))
         two_pass = self.row("reduce_two_pass", 2 ** 28)
@@ -1520,7 +1631,7 @@ class TestCustomOps(Results):
 
     def test_top_readme(self):
         write(self.path("README.md"), MARKED)
-        done = run("readmes", self.path("README.md"), self.results)
+        done = job("readmes", self.path("README.md"), self.results)
         self.assertEqual(done.returncode, 0, done.stderr)
         summary = table_after(read(self.path("README.md")), "Any associative operator")
         self.assertEqual(summary[0], ["Chapter", "Kernel", "operator", "GB/s", "× 07_two_pass f32 sum",

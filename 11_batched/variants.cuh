@@ -89,8 +89,23 @@ static_assert(1u << kColumnTree == kColumnBlock, "kColumnTree is log2(kColumnBlo
 // (results/h200/experiments/grid_tuning.md).
 template <bool kVector, class T, class Acc>
 constexpr unsigned kColumnUnroll = !kVector || (sizeof(T) == 4 && sizeof(Acc) == 4) ? 8 : 4;
+// The blocks of kThreads threads an SM of the architecture being compiled holds, at most `wanted`:
+// the minimum __launch_bounds__ asks for. An SM holds 2048 threads on sm_80, sm_90 and sm_100, but
+// 1536 on sm_86, sm_87, sm_89 and sm_120: there ptxas would ignore a minimum of 4 blocks of 512,
+// and the register cap with it, so the cap asks for the 3 that fill the SM (40 registers).
+template <unsigned kThreads>
+constexpr unsigned blocks_an_sm_holds(unsigned wanted) {
+#if defined(__CUDA_ARCH__) && \
+    (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || __CUDA_ARCH__ == 890 || __CUDA_ARCH__ >= 1200)
+  constexpr unsigned kSmThreads = 1536;
+#else
+  constexpr unsigned kSmThreads = 2048;
+#endif
+  return wanted < kSmThreads / kThreads ? wanted : kSmThreads / kThreads;
+}
 template <class T, class Acc, bool kVector>
-constexpr unsigned kColumnMinBlocks = kVector || sizeof(Acc) > 4 ? 2 : 4;  // blocks an SM: the register cap
+constexpr unsigned kColumnMinBlocks =  // blocks an SM: the register cap
+    blocks_an_sm_holds<kColumnBlock>(kVector || sizeof(Acc) > 4 ? 2 : 4);
 // Below kFewRows rows, 16-byte loads take 8 rows a trip (kFewRowsUnroll) for every type: with 4, a block
 // of so few rows is under 32 threads deep and 32 vectors (512 bytes of each row) across, and every
 // thread has one trip. 4 rows a trip is the slower at 64 rows of 2^20 floats

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Configures and builds with Ninja into $BUILD_DIR (default build/). The architectures default to
-# the default preset's (sm_80/86/89/90); CUDA_ARCHS=90 or CUDA_ARCHS=native narrows them.
+# the default preset's (sm_80/86/89/90/100/120); CUDA_ARCHS=90 or CUDA_ARCHS=native narrows them.
 # Dependencies in .deps/ (Debian packages unpacked there, for machines without network access)
 # are found before the system's.
 set -euo pipefail

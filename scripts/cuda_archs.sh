@@ -7,7 +7,7 @@ else
   gpu_arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d '. ' || true)
   if [[ "$gpu_arch" =~ ^[0-9]+$ ]]; then
     CUDA_ARCHS=$gpu_arch
-    CUDA_ARCHS_WHY="the GPU in this machine; set CUDA_ARCHS=\"80;86;89;90\" to build for more"
+    CUDA_ARCHS_WHY="the GPU in this machine; set CUDA_ARCHS=\"80;86;89;90;100;120\" to build for more"
   else
     CUDA_ARCHS=90
     CUDA_ARCHS_WHY="no GPU found: the published H200's architecture"

@@ -169,9 +169,10 @@ void rows_trip_case(Bench& b, const float* in, std::size_t L) {
 // The tuned columns kernel (ch11::columns_tiled, f32 sums with 16-byte loads) with the two choices
 // the shipped kernel fixes left open: kInterleaved false gives chunk k one run of chunk_rows rows
 // instead of tiles k, k + K, k + 2K, ...; kMinBlocks other than 2 caps its registers so that more
-// of its blocks fit on an SM. With kInterleaved true and kMinBlocks 2 it is the shipped kernel.
+// of its blocks fit on an SM (no more than the SM holds: 4 is 3 on sm_86/89/120, whose SMs hold
+// 1536 threads). With kInterleaved true and kMinBlocks 2 it is the shipped kernel.
 template <unsigned kTrip, bool kInterleaved, unsigned kMinBlocks>
-__global__ void __launch_bounds__(ch11::kColumnBlock, kMinBlocks)
+__global__ void __launch_bounds__(ch11::kColumnBlock, ch11::blocks_an_sm_holds<ch11::kColumnBlock>(kMinBlocks))
     columns_tiled_open(const float* in, std::size_t rows, std::size_t cols, unsigned across, std::size_t chunk_rows,
                        void* out, unsigned* tickets, float* partials) {
   extern __shared__ __align__(16) unsigned char shared_bytes[];

@@ -91,10 +91,7 @@ def place_labels(ax, items, candidates, inside=True, avoid_lines=True, taken=Non
     import numpy as np
     if not items:
         return []
-    fig = ax.figure
-    fig.canvas.draw()
-    renderer = fig.canvas.get_renderer()
-    px = fig.dpi / 72
+    fig, renderer, px = drawn(ax)
     boxes, points = label_obstacles(ax, renderer, avoid_lines)
     taken = [] if taken is None else taken
     frame = ax.get_window_extent(renderer).extents
@@ -151,6 +148,13 @@ def place_labels(ax, items, candidates, inside=True, avoid_lines=True, taken=Non
     return placed
 
 
+def drawn(ax):
+    """ax's figure drawn once, so that text has a size: the figure, its renderer and pixels a point."""
+    fig = ax.figure
+    fig.canvas.draw()
+    return fig, fig.canvas.get_renderer(), fig.dpi / 72
+
+
 def end_labels(ax, items, fontsize=8.5, gap=1.0):
     """Direct labels at the ends of lines, items [(x, y, text, color)] in data coordinates: each
     right of its line's last point, level with it where it overlaps no other label. Labels that
@@ -158,10 +162,7 @@ def end_labels(ax, items, fontsize=8.5, gap=1.0):
     leader line back to its point, so that no two leaders cross; a stack stays beside its axes."""
     if not items:
         return []
-    fig = ax.figure
-    fig.canvas.draw()
-    renderer = fig.canvas.get_renderer()
-    px = fig.dpi / 72
+    fig, renderer, px = drawn(ax)
     pad = 0.15 * fontsize * px
     sizes = []
     for _, _, text, _ in items:

@@ -32,6 +32,12 @@ def tint(color, white):
     return tuple(c + (1 - c) * white for c in to_rgb(color))
 
 
+def legend_below(ax, handles, ncol):
+    """The key in one band under the drawing, where every diagram keeps it."""
+    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=ncol, fontsize=9.5,
+              frameon=False)
+
+
 def save(fig, path):
     # No timestamp goes into a PNG; the same matplotlib draws the same bytes.
     fig.savefig(path, dpi=130, bbox_inches="tight", metadata={"Software": None})

@@ -13,7 +13,7 @@ from tools.chart_style import chapter_color
 from tools.diagram_rules import (BLOCK, UNROLL_07, WARP, convergent_steps, fixed_grid,
                                  lanes_that_matter, naive_steps, shuffle_contents, shuffle_steps,
                                  ticket_meeting, warp_counts)
-from tools.diagram_style import EDGE, IDLE, WASTED, bare, cell, distinct_hues, save, tint
+from tools.diagram_style import EDGE, IDLE, WASTED, bare, cell, distinct_hues, legend_below, save, tint
 
 
 # ---- The diagrams ------------------------------------------------------------------------------
@@ -137,13 +137,12 @@ def draw_warp_shuffle_06(path, lanes=WARP):
                 else "lane 0 takes lane 1: the warp's sum", ha="left", va="center", fontsize=9)
     ax.set_xlim(-4, lanes + 9)
     ax.set_ylim(len(steps) * gap + 0.7, -1.3)
-    ax.legend(handles=[Patch(facecolor=color, edgecolor=EDGE,
+    legend_below(ax, [Patch(facecolor=color, edgecolor=EDGE,
                              label="value that reaches lane 0 (number: lanes it sums)"),
                        Patch(facecolor=WASTED, edgecolor="#aaaaaa",
                              label="value that never reaches lane 0 (every lane runs every step)"),
                        plt.Line2D([], [], color="black", marker=">",
-                                  label="__shfl_down_sync: lane i + offset to lane i")],
-              loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3, fontsize=9.5, frameon=False)
+                                  label="__shfl_down_sync: lane i + offset to lane i")], 3)
     ax.set_title(f"06_warp_shuffle: warp_reduce over {lanes} lanes, in registers: "
                  f"v = combine(v, __shfl_down_sync(mask, v, offset)) where lane + offset < {lanes}\n"
                  "block_reduce then: lane 0 of every warp writes its value to shared memory, and after a barrier "
@@ -206,8 +205,7 @@ def draw_fixed_grid_07(path, grid=4, block=4, unroll=2, extra_vectors=22, tail=3
           "block_reduce → result (the same order every run)", w=per_row * 0.62, fontsize=8.5)
     ax.set_xlim(-4.5, per_row + 0.5)
     ax.set_ylim(y2 + 0.6, -1.4)
-    ax.legend(handles=[Patch(facecolor=c, edgecolor=EDGE, label=f"block {b}") for b, c in enumerate(colors)],
-              loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=grid, fontsize=9.5, frameon=False)
+    legend_below(ax, [Patch(facecolor=c, edgecolor=EDGE, label=f"block {b}") for b, c in enumerate(colors)], grid)
     ax.set_title(f"07_two_pass, pass 1 on a fixed grid, scaled down: {grid} blocks of {block} threads, tiles of "
                  f"{block} × {unroll} vectors (a cell: one 16-byte vector, and the thread that loads it)\n"
                  f"the kernel: tiles of {BLOCK} threads × {UNROLL_07} vectors (f32), as many blocks as the GPU "
@@ -284,11 +282,10 @@ def draw_ticket_10(path, order=(1, 3, 0, 2)):
     ax.text(-0.4, y_counter, "counter", ha="right", va="center", fontsize=10)
     ax.set_xlim(-2.6, result[1] + 0.2)
     ax.set_ylim(y + 1.3, top - 0.3)
-    ax.legend(handles=[plt.Line2D([], [], color=hb, linewidth=1.8, marker=">",
+    legend_below(ax, [plt.Line2D([], [], color=hb, linewidth=1.8, marker=">",
                                   label="happens before: release, the fetch_adds in turn, acquire"),
                        plt.Line2D([], [], color="#888888", linewidth=1, marker=">",
-                                  label="a store, or a ticket's fetch_add(1)")],
-              loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2, fontsize=9.5, frameon=False)
+                                  label="a store, or a ticket's fetch_add(1)")], 2)
     ax.set_title(f"10_single_pass: {blocks} blocks meet through memory "
                  "(time →; a row per block, in ticket order)\n"
                  "ticket = counter.fetch_add(1, acq_rel); every block but the last returns after its ticket\n"

@@ -12,7 +12,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from tools.chart_style import chapter_color
 from tools.diagram_rules import (BLOCK, SEGMENT_COST, UNROLL_11, VEC_F32, WARP, ceil_div,
                                  cost_ranges, element_ranges, range_cost, row_plan, row_readers)
-from tools.diagram_style import EDGE, cell, distinct_hues, pow2_text, save, tint
+from tools.diagram_style import EDGE, cell, distinct_hues, legend_below, pow2_text, save, tint
 
 
 def draw_batched_mapping_11(path, resident=1024, shown=3):
@@ -176,11 +176,10 @@ def draw_equal_cost_ranges_12(path, lengths=HEAVY_TAIL_12, end_cost=4, warps=8):
             color="crimson")
     ax.set_xlim(-7.5, n + 6.5)
     ax.set_ylim(y_bal + 1.5, -2.0)
-    ax.legend(handles=[Patch(facecolor=pastel[0], edgecolor=EDGE, label="an element, coloured by its segment"),
+    legend_below(ax, [Patch(facecolor=pastel[0], edgecolor=EDGE, label="an element, coloured by its segment"),
                        plt.Line2D([], [], color="black", marker="v", linewidth=1.6,
                                   label="a segment's end (stacked: empty segments)"),
-                       Patch(facecolor="#333333", label=f"an end in the work: cost {end_cost}")],
-              loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3, fontsize=9.5, frameon=False)
+                       Patch(facecolor="#333333", label=f"an end in the work: cost {end_cost}")], 3)
     ax.set_title(f"12_segmented, balanced: {warps} warps share a heavy tail, scaled down (an end costs {end_cost} "
                  f"here, {SEGMENT_COST} in the kernel)\nequal elements: the warps among short segments get their "
                  "many ends too; equal cost evens the work\nout, and the big segment, cheap for its size, gets "

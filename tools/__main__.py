@@ -23,6 +23,9 @@ JOBS = {  # name: (module, arguments, what it does)
                 "every measured number typed in the READMEs' prose against its source"),
     "excerpts": ("excerpts", "[--check] [--root DIR]",
                  "the READMEs' code excerpts, cut from the sources (--check: compare only)"),
+    "reading": ("reading", "[--root DIR] [--limit MINUTES]",
+                "each chapter's reading time: README prose at 200 words a minute, lesson code at\n"
+                "15 lines a minute (exit 1 above the limit, 45 by default)"),
     "diagrams": ("diagrams", "[OUT_DIR]", "the teaching diagrams, docs/diagrams/*.png"),
 }
 

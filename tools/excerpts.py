@@ -19,7 +19,7 @@ In a README, a block between these two lines is regenerated:
 
 Paths are relative to the repository's root.
 
-    python3 -m tools excerpts           rewrites every README.md (the top one, NN_name/, solutions/)
+    python3 -m tools excerpts           rewrites every README.md (the top one, NN_name/, solutions/, experiments/NN_name/)
     python3 -m tools excerpts --check   changes nothing; exits 1 naming each README whose excerpts
                                         are not what the sources hold (a ctest entry runs this)
     --root DIR                          another tree than this repository (the tests use one)
@@ -113,7 +113,8 @@ def regenerate(root, text, path, cache):
 
 def readmes(root):
     return sorted(glob.glob(os.path.join(root, "README.md")) + glob.glob(os.path.join(root, "[0-9][0-9]_*", "README.md"))
-                  + glob.glob(os.path.join(root, "solutions", "*.md")))
+                  + glob.glob(os.path.join(root, "solutions", "*.md"))
+                  + glob.glob(os.path.join(root, "experiments", "[0-9][0-9]_*", "README.md")))
 
 
 def main(argv):

@@ -7,8 +7,8 @@
     --exclude FILE    leave FILE out (repeatable)
     --summary         also print how many quantities were found, and how each passed
 
-Scanned: README.md, NN_name/README.md, solutions/*.md, RESULTS/README.md and
-RESULTS/experiments/README.md. Fenced code blocks and inline code are skipped.
+Scanned: README.md, NN_name/README.md, solutions/*.md, experiments/NN_name/README.md,
+RESULTS/README.md and RESULTS/experiments/README.md. Fenced code blocks and inline code are skipped.
 
 A quantity is a number typed with a unit of measurement: GB/s, TB/s, MB/s; ns, µs (us), ms, s;
 % (percent); a ratio typed against its number (0.67×, 1.2x); registers; blocks, warps, threads
@@ -173,6 +173,7 @@ def default_files(root, results):
     rel = os.path.relpath(results, root)
     names = (["README.md"] + sorted(glob.glob("[0-9][0-9]_*/README.md", root_dir=root))
              + sorted(glob.glob("solutions/*.md", root_dir=root))
+             + sorted(glob.glob("experiments/[0-9][0-9]_*/README.md", root_dir=root))
              + [os.path.join(rel, "README.md"), os.path.join(rel, "experiments", "README.md")])
     return [os.path.join(root, n) for n in names if os.path.exists(os.path.join(root, n))]
 

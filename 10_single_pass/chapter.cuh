@@ -4,79 +4,66 @@
 #pragma once
 
 #include <string>
-#include <type_traits>
 
 #include "10_single_pass/reduce.cuh"
 #include "chapter_builder.cuh"
 
 namespace ch10 {
 
-template <class Policy, class Op>
-std::size_t sum_depth(std::size_t n, unsigned max_blocks) {
-  using Source = SourceOf<Op, Policy>;
-  return single_pass_depth(n, grid_blocks<Op, Policy>(n, max_blocks), ch07::unroll_of<Policy, Source, Op>(),
-                           Source::kCount);
+// The longest chain of additions an element goes through on a grid of `blocks` (07's loads).
+template <class Op>
+std::size_t sum_depth(std::size_t n, unsigned blocks) {
+  using Source = SourceOf<Op>;
+  return single_pass_depth(n, blocks, ch07::unroll_of<ch07::Tuning, Source, Op>(), Source::kCount);
 }
 
-template <class Policy>
-std::string kernel_name() {
-  if constexpr (std::is_same_v<Policy, Tuning>)
-    return "reduce_single_pass";
-  else
-    return "reduce_single_pass_" + Policy::name();
-}
-
-// Whether a policy's ticket is the classic pair of fences (variants.cuh names the one that is).
-template <class Policy>
-inline constexpr bool fenced_ticket = false;
-
-// What one of the chapter's ticket kernels does differently, as bench.json reports it.
-struct Extras {
+// What one of the chapter's single-pass kernels does, as bench.json reports it: the lesson's
+// settings, which a variant changes one or two of.
+struct Settings {
+  bool atomic_ref = true;  // false: the classic ticket, __threadfence() around a relaxed atomicAdd
+  bool grid_sync = false;
   bool cooperative_groups = false;
   bool programmatic_launch = false;
+  bool flagged_partials = true;
+  std::size_t single_block_tiles = kSingleBlockTiles;
 };
 
-// The chapter with one of its ticket kernels, named `kernel`, under a policy: launcher_of(op) gives
-// the kernel's launchers for an operator, max_blocks_of(op) its grid's limit (which sets the error
-// bound's depth). The deepest plan of any float type sets the bound: 16-bit inputs pack 8 elements
-// per vector, so they get the fewest blocks and the longest per-thread chains for a given n.
-template <class Policy, class LauncherOf, class MaxBlocksOf>
-red::Chapter ticket_chapter(const std::string& kernel, LauncherOf launcher_of, MaxBlocksOf max_blocks_of,
-                            Extras extras) {
-  const bool lesson = kernel == kernel_name<Tuning>();
-  const auto deepest_sum_depth = [max_blocks_of](std::size_t n) {
-    return std::max(sum_depth<Policy, red::Sum<float>>(n, max_blocks_of(red::Sum<float>{})),
-                    sum_depth<Policy, red::Sum<__half>>(n, max_blocks_of(red::Sum<__half>{})));
+// The chapter with one of its single-pass kernels, named `kernel`: launcher_of(op) gives the
+// kernel's launchers for an operator, blocks_of(op, n) its grid for n elements (which sets the
+// error bound's depth). The deepest plan of any float type sets the bound: 16-bit inputs pack 8
+// elements per vector, so they get the fewest blocks and the longest per-thread chains for a given n.
+template <class LauncherOf, class BlocksOf>
+red::Chapter single_pass_chapter(const std::string& kernel, const std::string& summary, LauncherOf launcher_of,
+                                 BlocksOf blocks_of, Settings s) {
+  const auto deepest_sum_depth = [blocks_of](std::size_t n) {
+    return std::max(sum_depth<red::Sum<float>>(n, blocks_of(red::Sum<float>{}, n)),
+                    sum_depth<red::Sum<__half>>(n, blocks_of(red::Sum<__half>{}, n)));
   };
-  std::string summary =
-      "07's pass 1 in one launch: the last block to take a ticket combines the partials (acquire/release)";
-  if (extras.cooperative_groups) summary += "; the block's tree with cooperative groups";
-  if (extras.programmatic_launch) summary += "; programmatic dependent launch";
   return red::with_bench_info(
       red::make_chapter<red::AllOps, red::AllTypes>("10_single_pass", summary, launcher_of, deepest_sum_depth, kernel),
-      {lesson ? "" : kernel_name<Tuning>(),
-       {{"atomic_ref", !fenced_ticket<Policy>},
-        {"grid_sync", 0},
-        {"cooperative_groups", extras.cooperative_groups},
-        {"programmatic_launch", extras.programmatic_launch},
-        {"flagged_partials", Policy::kFlaggedPartials},
-        {"single_block_tiles", Policy::kSingleBlockTiles}}});
+      {kernel == "reduce_single_pass" ? "" : "reduce_single_pass",
+       {{"atomic_ref", s.atomic_ref},
+        {"grid_sync", s.grid_sync},
+        {"cooperative_groups", s.cooperative_groups},
+        {"programmatic_launch", s.programmatic_launch},
+        {"flagged_partials", s.flagged_partials},
+        {"single_block_tiles", s.single_block_tiles}}});
 }
 
-// The lesson's kernel under a policy: chapter() is the lesson's (Tuning); the others (variants.cuh)
-// each change one choice.
-template <class Policy>
-const red::Chapter& chapter_with() {
-  static const red::Chapter ch = ticket_chapter<Policy>(
-      kernel_name<Policy>(),
+inline const red::Chapter& chapter() {
+  static const red::Chapter ch = single_pass_chapter(
+      "reduce_single_pass",
+      "07's pass 1 in one launch: the last block to take a ticket combines the partials (acquire/release)",
       [](auto op) {
         using Op = decltype(op);
-        return red::Launcher{&scratch_bytes<Op, Policy>, &launch<Op, Policy>, &zeroed_scratch_bytes<Op, Policy>};
+        return red::Launcher{&scratch_bytes<Op>, &launch<Op>, &zeroed_scratch_bytes<Op>};
       },
-      [](auto op) { return limits<decltype(op), Policy>().max_blocks; }, {});
+      [](auto op, std::size_t n) {
+        using Op = decltype(op);
+        return grid_blocks<Op>(n, limits<Op>().max_blocks);
+      },
+      {});
   return ch;
 }
-
-inline const red::Chapter& chapter() { return chapter_with<Tuning>(); }
 
 }  // namespace ch10

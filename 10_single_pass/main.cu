@@ -8,7 +8,7 @@ int main(int argc, char** argv) {
   if (program.stopped()) return program.exit_code();  // --help, or a bad value (exit 2)
   try {
     // The chapter's table (chapter.cuh) holds, for the flags' op and dtype, its scratch_bytes and
-    // ch10::launch<Op, Tuning>, instantiated for that operator: main() calls them itself.
+    // ch10::launch<Op>, instantiated for that operator: main() calls them itself.
     const red::Launcher lesson = program.launcher();
     const red::ReduceCall call = program.call(lesson.scratch_bytes(program.n()));  // input, output, scratch
     lesson.launch(call);        // queues the kernels on call.stream

@@ -10,8 +10,8 @@
 // all (flagged partials, below); a wider one is published by a ticket taken with release and
 // acquire semantics (take_ticket).
 // Smaller change: up to two of 07's tiles one block does everything (no ticket). The block's tree
-// is chapter 06's and the launch is an ordinary one; variant_kernels.cuh writes the tree with
-// cooperative groups and launches early, and the benchmark measures both beside this kernel.
+// is chapter 06's and the launch is an ordinary one. The kernels the benchmark measures beside this
+// one, each a choice changed, are variant_kernels.cuh's; this file does not include them.
 // Cost: the input read once; 1 launch whatever n; per block one store and one atomic on one
 // address; the last block reads the partials (blocks x 8 bytes, or blocks x sizeof(Acc)) once
 // more. Scratch: a 4-byte counter and an 8-byte slot per block that the caller zeroes once
@@ -25,7 +25,7 @@
 #include <stdexcept>
 
 #include "06_warp_shuffle/reduce.cuh"  // ch06::block_reduce
-#include "07_two_pass/reduce.cuh"      // ch07::accumulate_share, Array, Tuning, device_limits
+#include "07_two_pass/reduce.cuh"      // ch07::accumulate_share, Array, its loads (Tuning), device_limits
 #include "chapter.hpp"
 #include "cuda_check.hpp"
 #include "multipass.cuh"
@@ -36,20 +36,14 @@ namespace ch10 {
 constexpr unsigned kBlock = ch07::kBlock;  // 256 threads, as in 07's pass 1
 constexpr unsigned kWarp = ch06::kWarp;
 
-// The lesson's choices: 07's loads, which ch07::accumulate_share reads from the policy, and two of
-// its own. The benchmark measures policies that change one each (variants.cuh).
-struct Tuning {
-  using Load = ch07::Tuning::Load;                                      // 16-byte vectors,
-  static constexpr unsigned kMaxLoads = ch07::Tuning::kMaxLoads;        // 8 in flight a thread,
-  static constexpr unsigned kMaxElements = ch07::Tuning::kMaxElements;  // 32 adds a trip at most
-  // Partials of 4 bytes or fewer travel with a flag in one 8-byte word, and the ticket needs no
-  // ordering at all (flagged partials, below); wider ones take the acq_rel ticket.
-  static constexpr bool kFlaggedPartials = true;
-  // Up to this many of 07's tiles one block does everything, in as many trips: no ticket at all.
-  // A second trip of loads in one block costs less than the ticket between two blocks (the
-  // variant single_block_1_tile measures it).
-  static constexpr std::size_t kSingleBlockTiles = 2;
-};
+// Pass 1's loads are 07's: ch07::accumulate_share reads them from a policy of 07's (`Loads`:
+// 16-byte vectors, 8 in flight a thread, 32 adds a trip at most in ch07::Tuning, the lesson's).
+// Chapter 13 hands another one for operators whose load is long.
+
+// Up to this many of 07's tiles one block does everything, in as many trips: no ticket at all.
+// A second trip of loads in one block costs less than the ticket between two blocks (the variant
+// single_block_1_tile measures it).
+constexpr std::size_t kSingleBlockTiles = 2;
 
 // ---- the ticket -----------------------------------------------------------------------------------
 //
@@ -59,11 +53,9 @@ struct Tuning {
 // acq_rel order is both (PTX: atom.acq_rel.gpu). At device scope, because the blocks that meet run
 // on different SMs. Without either half, nothing orders a store and an atomic to two addresses as
 // another SM sees them; the README shows what then goes wrong. Chapters 11 to 13 take the same
-// ticket (take_ticket<Tuning>). A template on the policy, so that a variant can put another ticket
-// in its place: variant_kernels.cuh specialises it with the classic pair of __threadfence().
+// ticket.
 // [excerpt: take-ticket]
-template <class Policy>
-__device__ unsigned take_ticket(unsigned* tickets) {
+__device__ inline unsigned take_ticket(unsigned* tickets) {
   cuda::atomic_ref<unsigned, cuda::thread_scope_device> counter(*tickets);
   return counter.fetch_add(1, cuda::memory_order_acq_rel);
 }
@@ -121,15 +113,15 @@ __device__ inline unsigned long long wait_for_flag(unsigned long long* slot) {
 // goes into `partials`, and the ticket is acq_rel. Either way the store comes first in the thread's
 // program, so a block that holds a ticket has issued its store.
 // [excerpt: ticket]
-template <class Op, class Policy>
+template <class Op>
 __device__ unsigned publish_and_take_ticket(typename Op::Acc acc, typename Op::Acc* partials, unsigned long long* slots,
                                             unsigned* tickets) {
-  if constexpr (Policy::kFlaggedPartials && kFlaggable<typename Op::Acc>) {
+  if constexpr (kFlaggable<typename Op::Acc>) {
     Slot(slots[blockIdx.x]).store(flagged(acc), cuda::memory_order_relaxed);
     return Counter(*tickets).fetch_add(1, cuda::memory_order_relaxed);
   } else {
     partials[blockIdx.x] = acc;
-    return take_ticket<Policy>(tickets);
+    return take_ticket(tickets);
   }
 }
 // [end: ticket]
@@ -138,11 +130,11 @@ __device__ unsigned publish_and_take_ticket(typename Op::Acc acc, typename Op::A
 // thread i % kBlock, in index order, whichever block came last. Each flagged slot is emptied once
 // read.
 // [excerpt: last-block]
-template <class Op, class Policy>
+template <class Op>
 __device__ void combine_partials(typename Op::Acc& total, const typename Op::Acc* partials, unsigned long long* slots) {
   using Acc = typename Op::Acc;
   for (unsigned i = threadIdx.x; i < gridDim.x; i += kBlock) {
-    if constexpr (Policy::kFlaggedPartials && kFlaggable<Acc>) {
+    if constexpr (kFlaggable<Acc>) {
       const unsigned long long word = wait_for_flag(&slots[i]);
       Slot(slots[i]).store(0, cuda::memory_order_relaxed);  // empty again for the next call
       total = Op::combine(total, unflagged<Acc>(word));
@@ -159,25 +151,25 @@ __device__ void combine_partials(typename Op::Acc& total, const typename Op::Acc
 // `tickets` and `slots` are 0 when the kernel starts (the caller zeroed them once; every call
 // leaves them 0).
 // [excerpt: kernel]
-template <class Op, class Policy, class Source>
+template <class Op, class Source>
 __global__ void __launch_bounds__(kBlock)
     reduce_single_pass(Source src, std::size_t n, typename Op::Acc* partials, unsigned long long* slots,
                        unsigned* tickets, void* result) {
   using Acc = typename Op::Acc;
   __shared__ Acc per_warp[kWarp];
   __shared__ bool last;
-  const Acc acc = ch06::block_reduce<Op>(ch07::accumulate_share<Op, Policy>(src, n), per_warp);
+  const Acc acc = ch06::block_reduce<Op>(ch07::accumulate_share<Op, ch07::Tuning>(src, n), per_warp);
   if (gridDim.x == 1) {  // one block: no one to wait for, and no ticket
     if (threadIdx.x == 0) Op::store(result, acc);
     return;
   }
-  if (threadIdx.x == 0) last = publish_and_take_ticket<Op, Policy>(acc, partials, slots, tickets) == gridDim.x - 1;
+  if (threadIdx.x == 0) last = publish_and_take_ticket<Op>(acc, partials, slots, tickets) == gridDim.x - 1;
   // Every thread sees `last`; thread 0's acquire, then this barrier, orders the whole block's reads
   // of the partials after every other block's release (causality is transitive in the PTX model).
   __syncthreads();
   if (!last) return;
   Acc total = Op::identity();
-  combine_partials<Op, Policy>(total, partials, slots);
+  combine_partials<Op>(total, partials, slots);
   total = ch06::block_reduce<Op>(total, per_warp);
   if (threadIdx.x == 0) {
     Op::store(result, total);
@@ -209,54 +201,60 @@ struct Scratch {
   }
 };
 
-template <class Op, class Policy>
-using SourceOf = ch07::Array<typename Op::In, typename Policy::Load>;
+template <class Op, class Loads = ch07::Tuning>
+using SourceOf = ch07::Array<typename Op::In, typename Loads::Load>;
 
 // A call's input as 07's loads read it; refused when the pointer is off its element type's boundary.
-template <class Op, class Policy>
-SourceOf<Op, Policy> source_of(const red::ReduceCall& c) {
-  const SourceOf<Op, Policy> src{static_cast<const typename Op::In*>(c.input), c.n};
+template <class Op, class Loads = ch07::Tuning>
+SourceOf<Op, Loads> source_of(const red::ReduceCall& c) {
+  const SourceOf<Op, Loads> src{static_cast<const typename Op::In*>(c.input), c.n};
   if (!src.element_aligned()) throw std::invalid_argument("10_single_pass: input not aligned to its element type");
   return src;
 }
 
 // The ticket kernel's grid limit, 07's rule: as many blocks as the GPU holds at once (asked once
 // per device, ch07::device_limits).
-template <class Op, class Policy>
+template <class Op>
 ch07::DeviceLimits limits() {
-  return ch07::device_limits<reduce_single_pass<Op, Policy, SourceOf<Op, Policy>>>();
+  return ch07::device_limits<reduce_single_pass<Op, SourceOf<Op>>>();
 }
 
-// The grid for n elements: one block up to kSingleBlockTiles of 07's tiles (kBlock x unroll
-// vectors), else one block per tile, at most max_blocks.
-template <class Op, class Policy>
+// Elements in one of 07's tiles: kBlock threads x their unroll of vectors.
+template <class Op, class Loads = ch07::Tuning>
+std::size_t tile_elements() {
+  using Source = SourceOf<Op, Loads>;
+  return std::size_t{kBlock} * ch07::unroll_of<Loads, Source, Op>() * Source::kCount;
+}
+
+// The grid for n elements: one block up to kSingleBlockTiles of 07's tiles, else one block per
+// tile, at most max_blocks.
+template <class Op, class Loads = ch07::Tuning>
 unsigned grid_blocks(std::size_t n, unsigned max_blocks) {
-  using Source = SourceOf<Op, Policy>;
-  const std::size_t per_tile = std::size_t{kBlock} * ch07::unroll_of<Policy, Source, Op>() * Source::kCount;
-  if (n <= Policy::kSingleBlockTiles * per_tile) return 1;
+  const std::size_t per_tile = tile_elements<Op, Loads>();
+  if (n <= kSingleBlockTiles * per_tile) return 1;
   return static_cast<unsigned>(std::min<std::size_t>(red::ceil_div(n, per_tile), max_blocks));
 }
 
-template <class Op, class Policy = Tuning>
+template <class Op>
 std::size_t scratch_bytes(std::size_t) {
-  return Scratch<typename Op::Acc>(nullptr, limits<Op, Policy>().max_blocks).bytes;
+  return Scratch<typename Op::Acc>(nullptr, limits<Op>().max_blocks).bytes;
 }
-template <class Op, class Policy = Tuning>
+template <class Op>
 std::size_t zeroed_scratch_bytes() {
-  return Scratch<typename Op::Acc>(nullptr, limits<Op, Policy>().max_blocks).zeroed_bytes;
+  return Scratch<typename Op::Acc>(nullptr, limits<Op>().max_blocks).zeroed_bytes;
 }
 
 // One launch on c.stream. The scratch's counter and slots must be 0 (zeroed once by whoever
 // allocated it) and no other call may be using this scratch at the same time: two calls in flight
 // on one counter would count each other's blocks (the README shows it).
-template <class Op, class Policy = Tuning>
+template <class Op>
 void launch(const red::ReduceCall& c) {
-  red::check_scratch("10_single_pass", c.scratch, c.scratch_bytes, scratch_bytes<Op, Policy>(c.n));
+  red::check_scratch("10_single_pass", c.scratch, c.scratch_bytes, scratch_bytes<Op>(c.n));
   if (c.n == 0) return red::launch_store_identity<Op>(c.output, c.stream);
-  const SourceOf<Op, Policy> src = source_of<Op, Policy>(c);
-  const unsigned max_blocks = limits<Op, Policy>().max_blocks;
+  const SourceOf<Op> src = source_of<Op>(c);
+  const unsigned max_blocks = limits<Op>().max_blocks;
   const Scratch<typename Op::Acc> s(c.scratch, max_blocks);
-  reduce_single_pass<Op, Policy><<<grid_blocks<Op, Policy>(c.n, max_blocks), kBlock, 0, c.stream>>>(
+  reduce_single_pass<Op><<<grid_blocks<Op>(c.n, max_blocks), kBlock, 0, c.stream>>>(
       src, c.n, s.partials, s.slots, s.tickets, c.output);
   CUDA_CHECK(cudaGetLastError());
 }

@@ -22,19 +22,28 @@ unsigned counter_of(const Workspace& ws) {
   return counter;
 }
 
-// The grid each kernel takes for n: the lesson's kernel under a policy, the tuned kernel with some
-// of its choices, the grid-sync kernel. Equal trees on equal grids give equal bits.
-template <class Policy, class Op>
+// The grid each kernel takes for n: the lesson's kernel, its variants without flags (their own
+// limits) and with one block up to one tile, the tuned kernel with some of its choices, the
+// grid-sync kernel. Equal trees on equal grids give equal bits.
+template <class Op>
 unsigned lesson_kernel_blocks(std::size_t n) {
-  return ch10::grid_blocks<Op, Policy>(n, ch10::limits<Op, Policy>().max_blocks);
+  return ch10::grid_blocks<Op>(n, ch10::limits<Op>().max_blocks);
+}
+template <class Op, bool kFenced>
+unsigned unflagged_kernel_blocks(std::size_t n) {
+  return ch10::grid_blocks<Op>(n, ch10::unflagged_limits<Op, kFenced>().max_blocks);
+}
+template <class Op>
+unsigned one_tile_blocks(std::size_t n) {
+  return ch10::one_tile_grid_blocks<Op>(n, ch10::limits<Op>().max_blocks);
 }
 template <class Choices, class Op>
 unsigned tuned_kernel_blocks(std::size_t n) {
-  return ch10::grid_blocks<Op, ch10::Tuning>(n, ch10::tuned_limits<Op, ch10::Tuning, Choices>().max_blocks);
+  return ch10::grid_blocks<Op>(n, ch10::tuned_limits<Op, ch07::Tuning, Choices>().max_blocks);
 }
 template <class Op>
 unsigned grid_sync_blocks(std::size_t n) {
-  return ch10::grid_blocks<Op, ch10::Tuning>(n, ch10::grid_sync_limits<Op>().max_blocks);
+  return ch10::grid_blocks<Op>(n, ch10::grid_sync_limits<Op>().max_blocks);
 }
 
 // One f32 input of n elements through the lesson and every variant, each result checked against
@@ -59,11 +68,11 @@ void check_variant_bits(red::Op op, std::size_t n) {
     unsigned blocks;
   };
   const RawResult lesson = run(ch());
-  const unsigned lesson_blocks = lesson_kernel_blocks<ch10::Tuning, Op>(n);
+  const unsigned lesson_blocks = lesson_kernel_blocks<Op>(n);
   const Variant lessons_tree[] = {
-      {&ch10::chapter_with<ch10::AcqRelTicket>(), lesson_kernel_blocks<ch10::AcqRelTicket, Op>(n)},
-      {&ch10::chapter_with<ch10::FenceTicket>(), lesson_kernel_blocks<ch10::FenceTicket, Op>(n)},
-      {&ch10::chapter_with<ch10::SingleBlockOneTile>(), lesson_kernel_blocks<ch10::SingleBlockOneTile, Op>(n)},
+      {&ch10::chapter_unflagged<false>(), unflagged_kernel_blocks<Op, false>(n)},
+      {&ch10::chapter_unflagged<true>(), unflagged_kernel_blocks<Op, true>(n)},
+      {&ch10::chapter_one_tile(), one_tile_blocks<Op>(n)},
       {&ch10::chapter_tuned<ch10::ProgrammaticLaunch>(), tuned_kernel_blocks<ch10::ProgrammaticLaunch, Op>(n)},
       {&ch10::chapter_grid_sync(), grid_sync_blocks<Op>(n)}};
   for (const Variant& v : lessons_tree) {
@@ -240,7 +249,7 @@ TEST_CASE("10_single_pass: a counter another call has moved gives a wrong answer
   const Workspace ws(ch(), Op::sum, DType::f32, n);
   const ReduceCall call = make_call(Op::sum, DType::f32, in.data, n, ws, nullptr);
   const double exact = reference(host, Op::sum).value;
-  const unsigned blocks = lesson_kernel_blocks<ch10::Tuning, Sum<float>>(n);
+  const unsigned blocks = lesson_kernel_blocks<Sum<float>>(n);
   REQUIRE(blocks > 1);
   ws.scratch.upload(&blocks, sizeof blocks);
   int wrong = 0;

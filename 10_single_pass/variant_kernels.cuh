@@ -4,7 +4,9 @@
 //     programmatic dependent launch, each a choice (TunedChoices). Chapter 13 runs its operators
 //     through it: cg::reduce shuffles any accumulator, where chapter 06's shuffles take numbers
 //     and argmax pairs only;
-//   - the classic ticket, __threadfence() around a relaxed atomicAdd, in the lesson's kernel;
+//   - the lesson's kernel with every partial published by the ticket, no flags: with the lesson's
+//     acq_rel ticket, or with the classic one, __threadfence() around a relaxed atomicAdd;
+//   - the lesson's kernel with one block up to one of 07's tiles, not two;
 //   - the other way for the blocks of one grid to meet: grid.sync() in a cooperative launch.
 #pragma once
 
@@ -47,8 +49,8 @@ __device__ typename Op::Acc block_reduce_cg(typename Op::Acc v, typename Op::Acc
 
 // ---- the tuned kernel ----------------------------------------------------------------------------
 
-// The tuned kernel's two choices of launch cost, beside the lesson's policy (Tuning, or one that
-// changes its loads, as chapter 13's do). The variants switch each on alone (variants.cuh).
+// The tuned kernel's two choices of launch cost. Its loads are a policy of 07's (ch07::Tuning, or
+// one that changes them, as chapter 13's do). The variants switch each choice on alone (variants.cuh).
 struct TunedChoices {
   // The block's tree with cooperative groups (block_reduce_cg); false: chapter 06's.
   static constexpr bool kCooperativeGroups = true;
@@ -67,7 +69,7 @@ __device__ typename Op::Acc block_tree(typename Op::Acc v, typename Op::Acc* per
 
 // The lesson's kernel, with the chosen tree and, where chosen, the two calls of a programmatic
 // dependent launch first.
-template <class Op, class Policy, class Choices, class Source>
+template <class Op, class Loads, class Choices, class Source>
 __global__ void __launch_bounds__(kBlock)
     reduce_single_pass_tuned(Source src, std::size_t n, typename Op::Acc* partials, unsigned long long* slots,
                              unsigned* tickets, void* result) {
@@ -87,16 +89,16 @@ __global__ void __launch_bounds__(kBlock)
   }
 #endif
   // [end: programmatic-launch]
-  const Acc acc = block_tree<Op, Choices>(ch07::accumulate_share<Op, Policy>(src, n), per_warp);
+  const Acc acc = block_tree<Op, Choices>(ch07::accumulate_share<Op, Loads>(src, n), per_warp);
   if (gridDim.x == 1) {
     if (threadIdx.x == 0) Op::store(result, acc);
     return;
   }
-  if (threadIdx.x == 0) last = publish_and_take_ticket<Op, Policy>(acc, partials, slots, tickets) == gridDim.x - 1;
+  if (threadIdx.x == 0) last = publish_and_take_ticket<Op>(acc, partials, slots, tickets) == gridDim.x - 1;
   __syncthreads();
   if (!last) return;
   Acc total = Op::identity();
-  combine_partials<Op, Policy>(total, partials, slots);
+  combine_partials<Op>(total, partials, slots);
   total = block_tree<Op, Choices>(total, per_warp);
   if (threadIdx.x == 0) {
     Op::store(result, total);
@@ -104,55 +106,125 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
-template <class Op, class Policy = Tuning, class Choices = TunedChoices>
+template <class Op, class Loads = ch07::Tuning, class Choices = TunedChoices>
 ch07::DeviceLimits tuned_limits() {
-  return ch07::device_limits<reduce_single_pass_tuned<Op, Policy, Choices, SourceOf<Op, Policy>>>();
+  return ch07::device_limits<reduce_single_pass_tuned<Op, Loads, Choices, SourceOf<Op, Loads>>>();
 }
 
-template <class Op, class Policy = Tuning, class Choices = TunedChoices>
+template <class Op, class Loads = ch07::Tuning, class Choices = TunedChoices>
 std::size_t tuned_scratch_bytes(std::size_t) {
-  return Scratch<typename Op::Acc>(nullptr, tuned_limits<Op, Policy, Choices>().max_blocks).bytes;
+  return Scratch<typename Op::Acc>(nullptr, tuned_limits<Op, Loads, Choices>().max_blocks).bytes;
 }
-template <class Op, class Policy = Tuning, class Choices = TunedChoices>
+template <class Op, class Loads = ch07::Tuning, class Choices = TunedChoices>
 std::size_t tuned_zeroed_scratch_bytes() {
-  return Scratch<typename Op::Acc>(nullptr, tuned_limits<Op, Policy, Choices>().max_blocks).zeroed_bytes;
+  return Scratch<typename Op::Acc>(nullptr, tuned_limits<Op, Loads, Choices>().max_blocks).zeroed_bytes;
 }
 
 // The lesson's launch, through ch07::launch_early: with the launch attribute where chosen and
 // where the GPU and the compiled code can (sm_90+).
-template <class Op, class Policy = Tuning, class Choices = TunedChoices>
+template <class Op, class Loads = ch07::Tuning, class Choices = TunedChoices>
 void launch_tuned(const red::ReduceCall& c) {
-  red::check_scratch("10_single_pass", c.scratch, c.scratch_bytes, tuned_scratch_bytes<Op, Policy, Choices>(c.n));
+  red::check_scratch("10_single_pass", c.scratch, c.scratch_bytes, tuned_scratch_bytes<Op, Loads, Choices>(c.n));
   if (c.n == 0) return red::launch_store_identity<Op>(c.output, c.stream);
-  const SourceOf<Op, Policy> src = source_of<Op, Policy>(c);
-  const ch07::DeviceLimits device = tuned_limits<Op, Policy, Choices>();
+  const SourceOf<Op, Loads> src = source_of<Op, Loads>(c);
+  const ch07::DeviceLimits device = tuned_limits<Op, Loads, Choices>();
   const Scratch<typename Op::Acc> s(c.scratch, device.max_blocks);
-  CUDA_CHECK(ch07::launch_early(reduce_single_pass_tuned<Op, Policy, Choices, SourceOf<Op, Policy>>,
-                                dim3(grid_blocks<Op, Policy>(c.n, device.max_blocks)), dim3(kBlock), 0, c.stream,
+  CUDA_CHECK(ch07::launch_early(reduce_single_pass_tuned<Op, Loads, Choices, SourceOf<Op, Loads>>,
+                                dim3(grid_blocks<Op, Loads>(c.n, device.max_blocks)), dim3(kBlock), 0, c.stream,
                                 Choices::kProgrammaticLaunch && device.programmatic, src, c.n, s.partials, s.slots,
                                 s.tickets, c.output));
 }
 
-// ---- the classic ticket ----------------------------------------------------------------------------
+// ---- partials without flags: the ticket alone publishes them ----------------------------------------
 //
-// cuda-samples' threadFenceReduction: __threadfence() before a relaxed atomicAdd and after it,
-// for every partial (no flags). A __threadfence() is a fence.sc.gpu, a sequentially consistent
-// fence: stronger, and dearer, than the release and acquire the ticket needs. The lesson's kernel
-// takes it through take_ticket, specialised for this policy.
-struct FenceTicket : Tuning {
-  static constexpr bool kFlaggedPartials = false;
-  static std::string name() { return "threadfence"; }
-};
-
+// The lesson's kernel with every partial stored into `partials` and published by the ticket, as the
+// lesson does for partials wider than 4 bytes: what the flags save. The ticket is the lesson's
+// acq_rel one, or (kFenced) the classic form of cuda-samples' threadFenceReduction:
+// __threadfence() before a relaxed atomicAdd and after it. A __threadfence() is a fence.sc.gpu, a
+// sequentially consistent fence: stronger, and dearer, than the release and acquire the ticket
+// needs.
 // [excerpt: fence-ticket]
-template <>
-__device__ inline unsigned take_ticket<FenceTicket>(unsigned* tickets) {
+__device__ inline unsigned take_fenced_ticket(unsigned* tickets) {
   __threadfence();  // the partial before the ticket
   const unsigned ticket = atomicAdd(tickets, 1u);
   __threadfence();  // the partials after the ticket
   return ticket;
 }
 // [end: fence-ticket]
+
+template <class Op, bool kFenced, class Source>
+__global__ void __launch_bounds__(kBlock)
+    reduce_single_pass_unflagged(Source src, std::size_t n, typename Op::Acc* partials, unsigned* tickets,
+                                 void* result) {
+  using Acc = typename Op::Acc;
+  __shared__ Acc per_warp[kWarp];
+  __shared__ bool last;
+  const Acc acc = ch06::block_reduce<Op>(ch07::accumulate_share<Op, ch07::Tuning>(src, n), per_warp);
+  if (gridDim.x == 1) {
+    if (threadIdx.x == 0) Op::store(result, acc);
+    return;
+  }
+  if (threadIdx.x == 0) {
+    partials[blockIdx.x] = acc;
+    last = (kFenced ? take_fenced_ticket(tickets) : take_ticket(tickets)) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!last) return;
+  Acc total = Op::identity();
+  for (unsigned i = threadIdx.x; i < gridDim.x; i += kBlock) total = Op::combine(total, partials[i]);
+  total = ch06::block_reduce<Op>(total, per_warp);
+  if (threadIdx.x == 0) {
+    Op::store(result, total);
+    Counter(*tickets).store(0, cuda::memory_order_relaxed);
+  }
+}
+
+template <class Op, bool kFenced>
+ch07::DeviceLimits unflagged_limits() {
+  return ch07::device_limits<reduce_single_pass_unflagged<Op, kFenced, SourceOf<Op>>>();
+}
+template <class Op, bool kFenced>
+std::size_t unflagged_scratch_bytes(std::size_t) {
+  return Scratch<typename Op::Acc>(nullptr, unflagged_limits<Op, kFenced>().max_blocks).bytes;
+}
+template <class Op, bool kFenced>
+std::size_t unflagged_zeroed_scratch_bytes() {
+  return Scratch<typename Op::Acc>(nullptr, unflagged_limits<Op, kFenced>().max_blocks).zeroed_bytes;
+}
+
+// The lesson's scratch (its slots stay 0, unused) and grid.
+template <class Op, bool kFenced>
+void launch_unflagged(const red::ReduceCall& c) {
+  red::check_scratch("10_single_pass", c.scratch, c.scratch_bytes, unflagged_scratch_bytes<Op, kFenced>(c.n));
+  if (c.n == 0) return red::launch_store_identity<Op>(c.output, c.stream);
+  const SourceOf<Op> src = source_of<Op>(c);
+  const unsigned max_blocks = unflagged_limits<Op, kFenced>().max_blocks;
+  const Scratch<typename Op::Acc> s(c.scratch, max_blocks);
+  reduce_single_pass_unflagged<Op, kFenced><<<grid_blocks<Op>(c.n, max_blocks), kBlock, 0, c.stream>>>(
+      src, c.n, s.partials, s.tickets, c.output);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+// ---- one block up to one tile ----------------------------------------------------------------------
+//
+// The lesson's kernel on another grid: from two of 07's tiles on, two blocks and the ticket, where the
+// lesson keeps one block up to two tiles. What a second trip of loads in one block saves.
+template <class Op>
+unsigned one_tile_grid_blocks(std::size_t n, unsigned max_blocks) {
+  return static_cast<unsigned>(std::min<std::size_t>(red::ceil_div(n, tile_elements<Op>()), max_blocks));
+}
+
+template <class Op>
+void launch_one_tile(const red::ReduceCall& c) {
+  red::check_scratch("10_single_pass", c.scratch, c.scratch_bytes, scratch_bytes<Op>(c.n));
+  if (c.n == 0) return red::launch_store_identity<Op>(c.output, c.stream);
+  const SourceOf<Op> src = source_of<Op>(c);
+  const unsigned max_blocks = limits<Op>().max_blocks;
+  const Scratch<typename Op::Acc> s(c.scratch, max_blocks);
+  reduce_single_pass<Op><<<one_tile_grid_blocks<Op>(c.n, max_blocks), kBlock, 0, c.stream>>>(
+      src, c.n, s.partials, s.slots, s.tickets, c.output);
+  CUDA_CHECK(cudaGetLastError());
+}
 
 // ---- the grid-wide barrier ------------------------------------------------------------------
 //
@@ -168,7 +240,7 @@ __global__ void __launch_bounds__(kBlock)
     reduce_grid_sync(Source src, std::size_t n, typename Op::Acc* partials, void* result) {
   using Acc = typename Op::Acc;
   __shared__ Acc per_warp[kWarp];
-  const Acc acc = ch06::block_reduce<Op>(ch07::accumulate_share<Op, Tuning>(src, n), per_warp);
+  const Acc acc = ch06::block_reduce<Op>(ch07::accumulate_share<Op, ch07::Tuning>(src, n), per_warp);
   if (gridDim.x == 1) {
     if (threadIdx.x == 0) Op::store(result, acc);
     return;
@@ -185,7 +257,7 @@ __global__ void __launch_bounds__(kBlock)
 
 template <class Op>
 ch07::DeviceLimits grid_sync_limits() {
-  return ch07::device_limits<reduce_grid_sync<Op, SourceOf<Op, Tuning>>>();
+  return ch07::device_limits<reduce_grid_sync<Op, SourceOf<Op>>>();
 }
 
 template <class Op>
@@ -197,17 +269,17 @@ template <class Op>
 void launch_grid_sync(const red::ReduceCall& c) {
   red::check_scratch("10_single_pass", c.scratch, c.scratch_bytes, grid_sync_scratch_bytes<Op>(c.n));
   if (c.n == 0) return red::launch_store_identity<Op>(c.output, c.stream);
-  const SourceOf<Op, Tuning> src = source_of<Op, Tuning>(c);
+  const SourceOf<Op> src = source_of<Op>(c);
   cudaLaunchAttribute cooperative{};
   cooperative.id = cudaLaunchAttributeCooperative;
   cooperative.val.cooperative = 1;
   cudaLaunchConfig_t config{};
-  config.gridDim = dim3(grid_blocks<Op, Tuning>(c.n, grid_sync_limits<Op>().max_blocks));
+  config.gridDim = dim3(grid_blocks<Op>(c.n, grid_sync_limits<Op>().max_blocks));
   config.blockDim = dim3(kBlock);
   config.stream = c.stream;
   config.attrs = &cooperative;
   config.numAttrs = 1;
-  CUDA_CHECK(cudaLaunchKernelEx(&config, reduce_grid_sync<Op, SourceOf<Op, Tuning>>, src, c.n,
+  CUDA_CHECK(cudaLaunchKernelEx(&config, reduce_grid_sync<Op, SourceOf<Op>>, src, c.n,
                                 static_cast<typename Op::Acc*>(c.scratch), c.output));
 }
 

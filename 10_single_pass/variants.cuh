@@ -1,7 +1,8 @@
 // What chapter 10's benchmark measures beside the lesson, and its tests hold to the same answers:
-// policies that each change one of the lesson's choices (Tuning, reduce.cuh), the tuned kernel's
-// two choices alone and together, and the other way for blocks to meet, a grid-wide barrier
-// (their kernels: variant_kernels.cuh). The lesson does not include this file.
+// the lesson's kernel with one choice changed (the flags left out, the classic ticket, one block up
+// to one tile), the tuned kernel's two choices alone and together, and the other way for blocks to
+// meet, a grid-wide barrier (their kernels and launchers: variant_kernels.cuh). The lesson does not
+// include this file.
 #pragma once
 
 #include <string>
@@ -12,22 +13,52 @@
 
 namespace ch10 {
 
-// Every partial through the acq_rel ticket, the flags left out: what the ordering costs.
-struct AcqRelTicket : Tuning {
-  static constexpr bool kFlaggedPartials = false;
-  static std::string name() { return "acq_rel"; }
-};
+constexpr const char* kSummary =
+    "07's pass 1 in one launch: the last block to take a ticket combines the partials (acquire/release)";
 
-// The classic ticket: __threadfence() before and after a relaxed atomicAdd, and no flags
-// (FenceTicket, variant_kernels.cuh).
-template <>
-inline constexpr bool fenced_ticket<FenceTicket> = true;
+// Every partial through the ticket, the flags left out: with the lesson's acq_rel ticket (what the
+// ordering costs), or with the classic pair of fences.
+template <bool kFenced>
+const red::Chapter& chapter_unflagged() {
+  static const red::Chapter ch = single_pass_chapter(
+      kFenced ? "reduce_single_pass_threadfence" : "reduce_single_pass_acq_rel", kSummary,
+      [](auto op) {
+        using Op = decltype(op);
+        return red::Launcher{&unflagged_scratch_bytes<Op, kFenced>, &launch_unflagged<Op, kFenced>,
+                             &unflagged_zeroed_scratch_bytes<Op, kFenced>};
+      },
+      [](auto op, std::size_t n) {
+        using Op = decltype(op);
+        return grid_blocks<Op>(n, unflagged_limits<Op, kFenced>().max_blocks);
+      },
+      [] {
+        Settings s;
+        s.atomic_ref = !kFenced;
+        s.flagged_partials = false;
+        return s;
+      }());
+  return ch;
+}
 
 // One block up to one of 07's tiles, as in 07: from two tiles on, two blocks and the ticket.
-struct SingleBlockOneTile : Tuning {
-  static constexpr std::size_t kSingleBlockTiles = 1;
-  static std::string name() { return "single_block_1_tile"; }
-};
+inline const red::Chapter& chapter_one_tile() {
+  static const red::Chapter ch = single_pass_chapter(
+      "reduce_single_pass_single_block_1_tile", kSummary,
+      [](auto op) {
+        using Op = decltype(op);
+        return red::Launcher{&scratch_bytes<Op>, &launch_one_tile<Op>, &zeroed_scratch_bytes<Op>};
+      },
+      [](auto op, std::size_t n) {
+        using Op = decltype(op);
+        return one_tile_grid_blocks<Op>(n, limits<Op>().max_blocks);
+      },
+      [] {
+        Settings s;
+        s.single_block_tiles = 1;
+        return s;
+      }());
+  return ch;
+}
 
 // The tuned kernel's choices (TunedChoices, variant_kernels.cuh), one at a time: the block's tree
 // with cooperative groups, launched the ordinary way; chapter 06's tree, launched early.
@@ -44,54 +75,59 @@ struct CooperativeGroupsProgrammaticLaunch : TunedChoices {
   static std::string name() { return "cooperative_groups_programmatic_launch"; }
 };
 
-// The tuned kernel with the lesson's policy and some of its choices.
+// The tuned kernel with 07's loads and some of its choices.
 template <class Choices>
 const red::Chapter& chapter_tuned() {
-  static const red::Chapter ch = ticket_chapter<Tuning>(
-      "reduce_single_pass_" + Choices::name(),
+  std::string summary = kSummary;
+  if (Choices::kCooperativeGroups) summary += "; the block's tree with cooperative groups";
+  if (Choices::kProgrammaticLaunch) summary += "; programmatic dependent launch";
+  static const red::Chapter ch = single_pass_chapter(
+      "reduce_single_pass_" + Choices::name(), summary,
       [](auto op) {
         using Op = decltype(op);
-        return red::Launcher{&tuned_scratch_bytes<Op, Tuning, Choices>, &launch_tuned<Op, Tuning, Choices>,
-                             &tuned_zeroed_scratch_bytes<Op, Tuning, Choices>};
+        return red::Launcher{&tuned_scratch_bytes<Op, ch07::Tuning, Choices>, &launch_tuned<Op, ch07::Tuning, Choices>,
+                             &tuned_zeroed_scratch_bytes<Op, ch07::Tuning, Choices>};
       },
-      [](auto op) { return tuned_limits<decltype(op), Tuning, Choices>().max_blocks; },
-      {Choices::kCooperativeGroups, Choices::kProgrammaticLaunch});
+      [](auto op, std::size_t n) {
+        using Op = decltype(op);
+        return grid_blocks<Op>(n, tuned_limits<Op, ch07::Tuning, Choices>().max_blocks);
+      },
+      [] {
+        Settings s;
+        s.cooperative_groups = Choices::kCooperativeGroups;
+        s.programmatic_launch = Choices::kProgrammaticLaunch;
+        return s;
+      }());
   return ch;
 }
 
 // grid.sync() in a cooperative launch instead of the ticket (reduce_grid_sync).
-template <class Op>
-std::size_t grid_sync_depth_of(std::size_t n) {
-  return sum_depth<Tuning, Op>(n, grid_sync_limits<Op>().max_blocks);
-}
-
 inline const red::Chapter& chapter_grid_sync() {
-  static const red::Chapter ch = red::with_bench_info(
-      red::make_chapter<red::AllOps, red::AllTypes>(
-          "10_single_pass", "07's pass 1, then grid.sync() and block 0 combines: a cooperative launch",
-          [](auto op) {
-            using Op = decltype(op);
-            return red::Launcher{&grid_sync_scratch_bytes<Op>, &launch_grid_sync<Op>};
-          },
-          [](std::size_t n) {
-            return std::max(grid_sync_depth_of<red::Sum<float>>(n), grid_sync_depth_of<red::Sum<__half>>(n));
-          },
-          "reduce_single_pass_grid_sync"),
-      {"reduce_single_pass",
-       {{"atomic_ref", 0},
-        {"grid_sync", 1},
-        {"cooperative_groups", 0},
-        {"programmatic_launch", 0},
-        {"flagged_partials", 0},
-        {"single_block_tiles", Tuning::kSingleBlockTiles}}});
+  static const red::Chapter ch = single_pass_chapter(
+      "reduce_single_pass_grid_sync", "07's pass 1, then grid.sync() and block 0 combines: a cooperative launch",
+      [](auto op) {
+        using Op = decltype(op);
+        return red::Launcher{&grid_sync_scratch_bytes<Op>, &launch_grid_sync<Op>};
+      },
+      [](auto op, std::size_t n) {
+        using Op = decltype(op);
+        return grid_blocks<Op>(n, grid_sync_limits<Op>().max_blocks);
+      },
+      [] {
+        Settings s;
+        s.atomic_ref = false;
+        s.grid_sync = true;
+        s.flagged_partials = false;
+        return s;
+      }());
   return ch;
 }
 
 // Every variant above, in the order the benchmark and the tests take them.
 inline std::vector<const red::Chapter*> variant_chapters() {
-  return {&chapter_with<AcqRelTicket>(),
-          &chapter_with<FenceTicket>(),
-          &chapter_with<SingleBlockOneTile>(),
+  return {&chapter_unflagged<false>(),
+          &chapter_unflagged<true>(),
+          &chapter_one_tile(),
           &chapter_tuned<CooperativeGroups>(),
           &chapter_tuned<ProgrammaticLaunch>(),
           &chapter_tuned<CooperativeGroupsProgrammaticLaunch>(),

@@ -52,7 +52,7 @@ __device__ inline bool last_to_arrive(unsigned* ticket, unsigned count) {
   __shared__ bool last;
   __syncthreads();  // the block's stores before thread 0's release
   if (threadIdx.x == 0) {
-    last = ch10::take_ticket<ch10::Tuning>(ticket) == count - 1;
+    last = ch10::take_ticket(ticket) == count - 1;
     if (last) *ticket = 0;
   }
   __syncthreads();

@@ -183,7 +183,7 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
   }
   if (threadIdx.x == 0) {
     partials[blockIdx.x] = block;
-    last = ch10::take_ticket<ch10::Tuning>(tickets) == gridDim.x - 1;
+    last = ch10::take_ticket(tickets) == gridDim.x - 1;
   }
   __syncthreads();
   if (!last) return;

@@ -58,14 +58,14 @@ red::ReduceCall as_reduce_call(const Call& c) {
   return r;
 }
 
-// Chapter 10's policy, but for the operators whose load is a dozen instructions or more (a log2,
-// a renormalisation): 16 elements a trip, not 32, which leaves the registers for more warps.
-struct SixteenElements : ch10::Tuning {
+// 07's loads (ch07::Tuning), but 16 elements a trip, not 32, for the operators whose load is a dozen
+// instructions or more (a log2, a renormalisation): that leaves the registers for more warps.
+struct SixteenElements : ch07::Tuning {
   static constexpr unsigned kMaxElements = 16;
 };
 template <class Op>
 struct TuningFor {
-  using type = ch10::Tuning;
+  using type = ch07::Tuning;
 };
 template <class T>
 struct TuningFor<LogProduct<T>> {

@@ -176,8 +176,8 @@ void register_custom_ops() {
     if (name == "scaled_product") in_range(static_cast<ScaledProduct<float>*>(nullptr));
   }
   // The two products with chapter 10's 32 elements a trip, against the 16 they take.
-  register_op<LogProduct<float>, ch10::Tuning>("log_product", "around_one", Kernel::reordering, "reduce_32_elements", "reduce");
-  register_op<ScaledProduct<float>, ch10::Tuning>("scaled_product", "around_one", Kernel::reordering, "reduce_32_elements",
+  register_op<LogProduct<float>, ch07::Tuning>("log_product", "around_one", Kernel::reordering, "reduce_32_elements", "reduce");
+  register_op<ScaledProduct<float>, ch07::Tuning>("scaled_product", "around_one", Kernel::reordering, "reduce_32_elements",
                                                   "reduce");
   register_commutative<NaiveLogSumExp<float>>("lse_naive", "near100", true);
   register_commutative<LogSumExp<float>>("lse", "near100");

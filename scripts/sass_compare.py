@@ -19,8 +19,8 @@ import subprocess
 import sys
 
 # tree: (kernel, its template arguments after the operator)
-KERNELS = {"hand-written shuffles (lesson)": ("ch10::reduce_single_pass<", "ch10::Tuning"),
-           "cooperative groups": ("ch10::reduce_single_pass_tuned<", "ch10::Tuning, ch10::CooperativeGroups")}
+KERNELS = {"hand-written shuffles (lesson)": ("ch10::reduce_single_pass<", "ch07::Array<"),
+           "cooperative groups": ("ch10::reduce_single_pass_tuned<", "ch07::Tuning, ch10::CooperativeGroups,")}
 OPS = {"f32 sum": "red::Sum<float>", "f32 argmax": "red::ArgMax<float>"}
 INSTRUCTION = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_]*)")
 
@@ -55,9 +55,9 @@ def functions(binary):
 
 def find(funcs, op, kernel, args):
     hits = [counts for name, counts in funcs.items()
-            if kernel in name and f"{op}, {args}," in name]
+            if kernel in name and f"{op}, {args}" in name]
     if len(hits) != 1:
-        fail(f"expected one {kernel}{op}, {args}, ...> in the binary, found {len(hits)}")
+        fail(f"expected one {kernel}{op}, {args}...> in the binary, found {len(hits)}")
     return hits[0]
 
 

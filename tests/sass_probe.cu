@@ -21,7 +21,7 @@ template <class T>
 void instantiate() {
   using Op = red::Sum<T>;
   (void)&ch07::reduce_pass1<Op, ch07::Tuning, Array<T>>;
-  (void)&ch10::reduce_single_pass<Op, ch10::Tuning, Array<T>>;
+  (void)&ch10::reduce_single_pass<Op, Array<T>>;
 }
 
 template <class T>

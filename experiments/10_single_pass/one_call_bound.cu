@@ -35,7 +35,7 @@
 namespace {
 
 using Op = red::Sum<float>;
-using Policy = ch10::Tuning;
+using Policy = ch07::Tuning;
 using Source = ch10::SourceOf<Op, Policy>;
 
 // The lesson's kernel with everything after the block's partial taken out.
@@ -77,8 +77,8 @@ int run(int rounds) {
     cases.push_back(Case{n, red::upload(red::generate(red::DType::f32, n, red::Dist::uniform, 0x0CA11 + n)),
                          red::Workspace(lesson, red::Op::sum, red::DType::f32, n),
                          red::Workspace(cub, red::Op::sum, red::DType::f32, n),
-                         red::DeviceBuffer(ch10::limits<Op, Policy>().max_blocks * sizeof(float)),
-                         ch10::grid_blocks<Op, Policy>(n, ch10::limits<Op, Policy>().max_blocks),
+                         red::DeviceBuffer(ch10::limits<Op>().max_blocks * sizeof(float)),
+                         ch10::grid_blocks<Op>(n, ch10::limits<Op>().max_blocks),
                          {}, {}, {}, {}});
 
   red::TimingConfig cfg;

@@ -38,8 +38,9 @@ constexpr unsigned kBlock = 256;         // pass 1 threads per block
 constexpr unsigned kFinalBlock = 1024;   // pass 2: one block, one or two partials per thread
 constexpr unsigned kMaxBlocksPerSm = 8;  // at most 2048 threads per SM on sm_80/sm_90
 
-// The lesson's choices, gathered as CUB gathers its tuning in a policy. The benchmark measures
-// policies that change one choice each (variants.cuh); the lesson never includes them.
+// Pass 1's loads: how a thread reads and how many loads it keeps in flight. Later chapters read
+// with them too, and chapter 13 hands its own for operators whose load is long; the benchmark's
+// loads variants change them (variants.cuh, which the lesson never includes).
 struct Tuning {
   using Load = VectorLoad;
   // Loads each thread has in flight per loop trip: 8 (128 bytes of 16-byte vectors), but no more
@@ -48,8 +49,6 @@ struct Tuning {
   // at 4.
   static constexpr unsigned kMaxLoads = 8;
   static constexpr unsigned kMaxElements = 32;
-  static constexpr bool kFixedGrid = true;    // as many blocks as the GPU holds at once, no more
-  static constexpr bool kEarlyLaunch = true;  // pass 2 launched before pass 1 ends (sm_90+)
 };
 
 // The vectors each thread loads per trip (its unroll), for a policy and what pass 1 reads (and
@@ -164,14 +163,16 @@ DeviceLimits limits_of() {
 
 // Blocks for n elements: one per tile of kBlock x unroll vectors (each thread then has at least
 // one full loop trip), at most what the GPU holds at once. Above about a million floats on the
-// H200 the fixed grid no longer grows with n. Without kFixedGrid (a variant the benchmark
-// measures) every tile gets a block of its own, and pass 2 has as many partials.
+// H200 the fixed grid no longer grows with n.
+template <class Op, class Policy, class Source>
+std::size_t tile_blocks(std::size_t n) {
+  const std::size_t per_tile = std::size_t{kBlock} * unroll_of<Policy, Source, Op>() * Source::kCount;
+  return std::max<std::size_t>(1, red::ceil_div(n, per_tile));
+}
 template <class Op, class Policy, class Source>
 unsigned pass1_blocks(std::size_t n) {
-  const std::size_t per_tile = std::size_t{kBlock} * unroll_of<Policy, Source, Op>() * Source::kCount;
-  const std::size_t wanted = std::max<std::size_t>(1, red::ceil_div(n, per_tile));
-  const std::size_t most = Policy::kFixedGrid ? limits_of<Op, Policy, Source>().max_blocks : 0x7fffffffu;
-  return static_cast<unsigned>(std::min(wanted, most));
+  const std::size_t most = limits_of<Op, Policy, Source>().max_blocks;
+  return static_cast<unsigned>(std::min(tile_blocks<Op, Policy, Source>(n), most));
 }
 // [end: grid]
 
@@ -182,9 +183,8 @@ unsigned pass1_blocks(std::size_t n) {
 template <class Op, class Policy = Tuning, class Source>
 cudaError_t reduce_source(void* scratch, std::size_t& scratch_bytes, Source src, std::size_t n, void* result,
                           cudaStream_t stream) {
-  const unsigned most =
-      Policy::kFixedGrid ? limits_of<Op, Policy, Source>().max_blocks : pass1_blocks<Op, Policy, Source>(n);
-  const std::size_t needed = std::size_t{most} * sizeof(typename Op::Acc);
+  const DeviceLimits limits = limits_of<Op, Policy, Source>();
+  const std::size_t needed = std::size_t{limits.max_blocks} * sizeof(typename Op::Acc);
   if (scratch == nullptr) {
     // The size query. A null scratch that claims a size is a caller's mistake, not a query: refused,
     // so it can never return success without having reduced anything.
@@ -204,8 +204,7 @@ cudaError_t reduce_source(void* scratch, std::size_t& scratch_bytes, Source src,
       <<<blocks, kBlock, 0, stream>>>(src, n, partials, blocks == 1 ? result : nullptr);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess || blocks == 1) return e;
   // Pass 2 over the partials: one block, launched early where the device can (launch_early).
-  const bool early = Policy::kEarlyLaunch && limits_of<Op, Policy, Source>().programmatic;
-  return launch_early(reduce_pass2<Op>, dim3(1), dim3(kFinalBlock), 0, stream, early,
+  return launch_early(reduce_pass2<Op>, dim3(1), dim3(kFinalBlock), 0, stream, limits.programmatic,
                       static_cast<const typename Op::Acc*>(partials), blocks, result);
 }
 

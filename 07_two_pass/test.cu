@@ -72,7 +72,7 @@ TEST_CASE("07_two_pass: bitwise identical over 100 runs, scratch refilled with g
     }
     CHECK(distinct.size() == 1);
     // The plain launch of pass 2 computes in the same order: the same bits.
-    const RawResult plain = test::run_on_garbage(ch07::chapter_with<ch07::PlainLaunch>(), call, ws, rng);
+    const RawResult plain = test::run_on_garbage(ch07::chapter_plain_launch(), call, ws, rng);
     CHECK(distinct.count(result_bits(plain)) == 1);
   }
 }
@@ -88,13 +88,13 @@ TEST_CASE("07_two_pass: the benchmark's variants are correct at their tile edges
   check_variant(ch07::chapter_with<ch07::Unroll<1>>(), 256 * 1 * 4);
   check_variant(ch07::chapter_with<ch07::Unroll<2>>(), 256 * 2 * 4);
   check_variant(ch07::chapter_with<ch07::Unroll<4>>(), 256 * 4 * 4);
-  check_variant(ch07::chapter_with<ch07::PlainLaunch>(), lesson_tile);
-  check_variant(ch07::chapter_with<ch07::GrowingGrid>(), lesson_tile);
+  check_variant(ch07::chapter_plain_launch(), lesson_tile);
+  check_variant(ch07::chapter_growing_grid(), lesson_tile);
   check_variant(ch07::chapter_with<ch07::ScalarLoads>(), 256 * 32);
   check_variant(ch07::chapter_with<ch07::L2Prefetch<4>>(), 256 * 4 * 4);
   check_variant(ch07::chapter_with<ch07::L2Prefetch<8>>(), lesson_tile);
   // Every op and dtype for the two variants that take out one of the chapter's ideas.
-  test::check_support_matrix(ch07::chapter_with<ch07::GrowingGrid>(), {lesson_tile});
+  test::check_support_matrix(ch07::chapter_growing_grid(), {lesson_tile});
   test::check_support_matrix(ch07::chapter_with<ch07::ScalarLoads>(), {256 * 32});
 }
 

@@ -1,20 +1,71 @@
 // What chapter 07's benchmark measures beside the lesson, and its tests hold to the same answers:
-// policies that each change one of the lesson's choices (Tuning, reduce.cuh). The lesson does not
-// include this file.
+// launchers that change the lesson's grid or its launch of pass 2, and loads policies that change
+// how pass 1 reads (Tuning, reduce.cuh). The lesson does not include this file.
 #pragma once
 
+#include <algorithm>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 
 #include "07_two_pass/chapter.cuh"
 
 namespace ch07 {
 
-// Without the fixed grid: a block per tile, as in chapter 06, and as many partials for pass 2.
-struct GrowingGrid : Tuning {
-  static constexpr bool kFixedGrid = false;
-  static std::string name() { return "growing_grid"; }
-};
+// Without the fixed grid: a block per tile, as in chapter 06, and as many partials for pass 2 (a
+// scratch that grows with n).
+template <class Op>
+using Source = Array<typename Op::In>;
+
+// The lesson's two launches on `blocks` pass-1 blocks, pass 2 early where `early`: the variants'
+// own, so that each sets its grid or its launch.
+template <class Op>
+void launch_passes(Source<Op> src, std::size_t n, typename Op::Acc* partials, unsigned blocks, void* result,
+                   cudaStream_t stream, bool early) {
+  reduce_pass1<Op, Tuning, Source<Op>><<<blocks, kBlock, 0, stream>>>(src, n, partials, blocks == 1 ? result : nullptr);
+  CUDA_CHECK(cudaGetLastError());
+  if (blocks == 1) return;
+  CUDA_CHECK(launch_early(reduce_pass2<Op>, dim3(1), dim3(kFinalBlock), 0, stream, early,
+                          static_cast<const typename Op::Acc*>(partials), blocks, result));
+}
+
+template <class Op>
+std::size_t growing_grid_scratch_bytes(std::size_t n) {
+  return tile_blocks<Op, Tuning, Source<Op>>(n) * sizeof(typename Op::Acc);
+}
+
+template <class Op>
+void launch_growing_grid(const red::ReduceCall& c) {
+  red::check_scratch("07_two_pass", c.scratch, c.scratch_bytes, growing_grid_scratch_bytes<Op>(c.n));
+  if (c.n == 0) return red::launch_store_identity<Op>(c.output, c.stream);
+  const Source<Op> src{static_cast<const typename Op::In*>(c.input), c.n};
+  if (!src.element_aligned()) throw std::invalid_argument("07_two_pass: input not aligned to its element type");
+  const auto blocks = static_cast<unsigned>(tile_blocks<Op, Tuning, Source<Op>>(c.n));
+  launch_passes<Op>(src, c.n, static_cast<typename Op::Acc*>(c.scratch), blocks, c.output, c.stream,
+                    limits_of<Op, Tuning, Source<Op>>().programmatic);
+}
+
+inline const red::Chapter& chapter_growing_grid() {
+  static const red::Chapter ch = two_pass_chapter<Tuning>(
+      "reduce_two_pass_growing_grid",
+      [](auto op) {
+        using Op = decltype(op);
+        return red::Launcher{&growing_grid_scratch_bytes<Op>, &launch_growing_grid<Op>};
+      },
+      [](std::size_t n) {
+        const auto depth = [n](auto op) {
+          using Op = decltype(op);
+          return sum_depth_on<Tuning, Op>(n, static_cast<unsigned>(tile_blocks<Op, Tuning, Source<Op>>(n)));
+        };
+        return std::max(depth(red::Sum<float>{}), depth(red::Sum<__half>{}));
+      },
+      [] {
+        Settings s;
+        s.fixed_grid = false;
+        return s;
+      }());
+  return ch;
+}
 
 // Without vector loads: one element per load instruction, 32 loads in flight per thread, so a
 // 4-byte input keeps the lesson's 128 bytes in flight.
@@ -33,10 +84,31 @@ struct ScalarLoads : Tuning {
 };
 
 // Pass 2 launched the ordinary way, after pass 1 ends (the result bits are the same).
-struct PlainLaunch : Tuning {
-  static constexpr bool kEarlyLaunch = false;
-  static std::string name() { return "plain_launch"; }
-};
+template <class Op>
+void launch_plain(const red::ReduceCall& c) {
+  red::check_scratch("07_two_pass", c.scratch, c.scratch_bytes, scratch_bytes<Op>(c.n));
+  if (c.n == 0) return red::launch_store_identity<Op>(c.output, c.stream);
+  const Source<Op> src{static_cast<const typename Op::In*>(c.input), c.n};
+  if (!src.element_aligned()) throw std::invalid_argument("07_two_pass: input not aligned to its element type");
+  launch_passes<Op>(src, c.n, static_cast<typename Op::Acc*>(c.scratch), pass1_blocks<Op, Tuning, Source<Op>>(c.n),
+                    c.output, c.stream, false);
+}
+
+inline const red::Chapter& chapter_plain_launch() {
+  static const red::Chapter ch = two_pass_chapter<Tuning>(
+      "reduce_two_pass_plain_launch",
+      [](auto op) {
+        using Op = decltype(op);
+        return red::Launcher{&scratch_bytes<Op>, &launch_plain<Op>};
+      },
+      deepest_sum_depth<Tuning>,
+      [] {
+        Settings s;
+        s.early_launch = false;
+        return s;
+      }());
+  return ch;
+}
 
 // Another number of vectors in flight per thread, the same for every input type.
 template <unsigned N>

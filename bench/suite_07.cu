@@ -5,6 +5,6 @@ namespace red::bench::suite {
 
 const Chapter& chapter_07() { return ch07::chapter(); }
 
-const Chapter& chapter_07_plain_launch() { return ch07::chapter_with<ch07::PlainLaunch>(); }
+const Chapter& chapter_07_plain_launch() { return ch07::chapter_plain_launch(); }
 
 }  // namespace red::bench::suite

@@ -33,14 +33,14 @@ TEST_CASE("bench info: lessons are nobody's variant; variants name their kernel 
   CHECK(param(ch07::chapter(), "fixed_grid") == 1);
   CHECK(param(ch07::chapter(), "vector_bytes") == 16);
   CHECK(param(ch07::chapter(), "unroll") == 8);  // the f32 input's
-  const Chapter& plain = ch07::chapter_with<ch07::PlainLaunch>();
+  const Chapter& plain = ch07::chapter_plain_launch();
   CHECK(plain.bench_info.variant_of == "reduce_two_pass");
   CHECK(param(plain, "early_launch") == 0);
   CHECK(param(plain, "l2_prefetch") == 0);
   const Chapter& scalar = ch07::chapter_with<ch07::ScalarLoads>();
   CHECK(param(scalar, "vector_bytes") == 4);
   CHECK(param(scalar, "unroll") == 32);  // the same 128 bytes in flight per thread
-  CHECK(param(ch07::chapter_with<ch07::GrowingGrid>(), "fixed_grid") == 0);
+  CHECK(param(ch07::chapter_growing_grid(), "fixed_grid") == 0);
   CHECK(param(ch07::chapter_with<ch07::L2Prefetch<4>>(), "l2_prefetch") == 1);
   CHECK(param(ch07::chapter_with<ch07::L2Prefetch<4>>(), "unroll") == 4);
 

@@ -83,7 +83,7 @@ std::size_t depth(Kernel k, std::size_t n) {
   using Source = OrderedSource<Op>;
   constexpr std::size_t kStepVectors = ordered_step_vectors<Op>(), kPiece = kStepVectors / kWarp * Source::kCount;
   std::size_t group_steps = 0;
-  for (unsigned g = 1; g < lanes_per_region<OrderedTuning>(kStepVectors / kWarp); g *= 2) ++group_steps;
+  for (unsigned g = 1; g < lanes_per_region(kStepVectors / kWarp); g *= 2) ++group_steps;
   const std::size_t blocks = ordered_blocks<Op>(n), warps = blocks * kWarps;
   const std::size_t steps = n / Source::kCount / kStepVectors;
   return kPiece + group_steps + red::ceil_div(steps, warps) + 5 + 1 + Source::kCount + kWarps +

@@ -53,27 +53,21 @@ __device__ typename Op::Acc fold_warps_in_order(typename Op::Acc v, typename Op:
   return v;
 }
 
-// The policy: chapter 07's loads (16-byte vectors, up to 8 a lane and 32 elements a load round),
-// and how the ordered kernel cuts a warp's stretch. 13_custom_ops_ordered_tuning
-// (experiments/13_custom_ops/ordered_tuning.cu) times each choice changed alone
-// (results/h200/experiments/ordered_tuning.md): one region a warp
-// (a 5-step tree every step, the layout of a plain ordered kernel) falls behind on the operators
-// with a long combine, more lanes a region lose Welford's share, one region a lane reads 32
-// separate streams a warp, one run leaves Welford's chain of dependent updates waiting, and two
-// load rounds a step need more registers than 2 blocks an SM allow.
-struct OrderedTuning : ch07::Tuning {
-  static constexpr unsigned kLanesPerRegion = 2;  // the warp's stretch is cut into 32 / 2 = 16 regions
-  static constexpr unsigned kRounds = 1;          // load rounds a step: a lane's piece is 8 vectors
-  static constexpr unsigned kRuns = 2;            // a piece is folded as 2 runs side by side
-  static constexpr unsigned kMinBlocks = 1;       // no register cap (__launch_bounds__' minimum blocks)
-};
+// How the kernel cuts a warp's stretch, over chapter 07's loads (16-byte vectors, up to 8 a lane
+// and 32 elements a load round). 13_custom_ops_ordered_tuning
+// (experiments/13_custom_ops/ordered_tuning.cu, with its own copy of this kernel) times each choice
+// changed alone (results/h200/experiments/ordered_tuning.md): one region a warp (a 5-step tree
+// every step, the layout of a plain ordered kernel) falls behind on the operators with a long
+// combine, more lanes a region lose Welford's share, one region a lane reads 32 separate streams a
+// warp, one run leaves Welford's chain of dependent updates waiting, and two load rounds a step
+// need more registers than 2 blocks an SM allow.
+constexpr unsigned kLanesPerRegion = 2;  // the warp's stretch is cut into 32 / 2 = 16 regions
+constexpr unsigned kRounds = 1;          // load rounds a step: a lane's piece is 8 vectors
+constexpr unsigned kRuns = 2;            // a piece is folded as 2 runs side by side
 
-// The lanes of a region, for K vectors a lane a step: the policy's, but enough that a region's
+// The lanes of a region, for K vectors a lane a step: kLanesPerRegion, but enough that a region's
 // step fills a quarter-warp's load of 8 vectors (bytes, 2 vectors a lane, take regions of 4).
-template <class Policy>
-constexpr unsigned lanes_per_region(unsigned K) {
-  return Policy::kLanesPerRegion * K >= 8 ? Policy::kLanesPerRegion : 8 / K;
-}
+constexpr unsigned lanes_per_region(unsigned K) { return kLanesPerRegion * K >= 8 ? kLanesPerRegion : 8 / K; }
 
 // Every warp takes a contiguous stretch of whole steps (warp w of W: steps [T w / W, T (w + 1) / W)
 // of the T whole steps; a step is 32 K vectors, K = kRounds x kVecs) and cuts it into 32 / G
@@ -90,16 +84,16 @@ constexpr unsigned lanes_per_region(unsigned K) {
 // more step of a single region (the lanes' pieces one after another) in the last warp, and the
 // elements after the last whole vector come after it. Blocks fold their warps in order; the last
 // block (chapter 10's acq_rel ticket) folds the blocks' partials in order, a contiguous share a thread.
-template <class Op, class Policy, class Source>
-__global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
+template <class Op, class Source>
+__global__ void __launch_bounds__(kBlock, 1)  // a minimum of 1 block an SM: no register cap
     reduce_ordered(Source src, std::size_t n, typename Op::Acc* partials, unsigned* tickets, void* result) {
   using Acc = typename Op::Acc;
   using Loaded = typename Source::Loaded;
-  constexpr unsigned kVecs = ch07::unroll_of<Policy, Source>(), kCount = Source::kCount;
-  constexpr unsigned K = Policy::kRounds * kVecs, G = lanes_per_region<Policy>(K);
-  constexpr unsigned kRuns = K < Policy::kRuns ? K : Policy::kRuns;
+  constexpr unsigned kVecs = ch07::unroll_of<ch07::Tuning, Source>(), kCount = Source::kCount;
+  constexpr unsigned K = kRounds * kVecs, G = lanes_per_region(K);
+  constexpr unsigned kPieceRuns = K < kRuns ? K : kRuns;
   static_assert((G * K) % 8 == 0, "a quarter-warp's load stays in one group's vectors");
-  static_assert(K % kRuns == 0, "the runs split a lane's vectors evenly");
+  static_assert(K % kPieceRuns == 0, "the runs split a lane's vectors evenly");
   static_assert(sizeof(Loaded) == sizeof(uint4), "a loaded vector is 16 bytes");
   constexpr std::size_t kStep = std::size_t{kWarp} * K;
   __shared__ Acc per_warp[kWarps];
@@ -129,9 +123,9 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
   };
   // The lane's piece, vectors v0 .. v0 + K - 1 (those below `end` if guarded).
   const auto fold_piece = [&](std::size_t v0, auto guarded, std::size_t end) {
-    Acc runs[kRuns];
+    Acc runs[kPieceRuns];
 #pragma unroll
-    for (unsigned r = 0; r < kRuns; ++r) runs[r] = Op::identity();
+    for (unsigned r = 0; r < kPieceRuns; ++r) runs[r] = Op::identity();
 #pragma unroll
     for (unsigned k = 0; k < K; ++k) {
       const uint4 word = stage[lane * K + (k ^ (lane % K))];
@@ -140,13 +134,13 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
       if (!guarded || v0 + k < end)
 #pragma unroll
         for (unsigned j = 0; j < kCount; ++j) {
-          Acc& run_k = runs[k / (K / kRuns)];
+          Acc& run_k = runs[k / (K / kPieceRuns)];
           run_k = Op::append(run_k, src.value(y, j), (v0 + k) * kCount + j);
         }
     }
     Acc piece = runs[0];
 #pragma unroll
-    for (unsigned r = 1; r < kRuns; ++r) piece = Op::combine(piece, runs[r]);
+    for (unsigned r = 1; r < kPieceRuns; ++r) piece = Op::combine(piece, runs[r]);
     return piece;
   };
   Acc run = Op::identity();  // the group's first lane: its region's steps so far
@@ -198,28 +192,28 @@ __global__ void __launch_bounds__(kBlock, Policy::kMinBlocks)
   }
 }
 
-template <class Op, class Policy = OrderedTuning>
-using OrderedSource = ch07::Array<typename Op::In, typename Policy::Load>;
+template <class Op>
+using OrderedSource = ch07::Array<typename Op::In>;
 
 // The vectors a warp takes a step, and the shared memory of a block's steps (32 KB for the
-// lesson's 8 warps x 32 lanes x 8 vectors; dynamic, so that a policy of 2 load rounds may have
+// lesson's 8 warps x 32 lanes x 8 vectors; dynamic, so that 2 load rounds a step would have
 // 64 KB, above the 48 KB a kernel may declare statically).
-template <class Op, class Policy = OrderedTuning>
+template <class Op>
 constexpr std::size_t ordered_step_vectors() {
-  return std::size_t{kWarp} * Policy::kRounds * ch07::unroll_of<Policy, OrderedSource<Op, Policy>>();
+  return std::size_t{kWarp} * kRounds * ch07::unroll_of<ch07::Tuning, OrderedSource<Op>>();
 }
-template <class Op, class Policy = OrderedTuning>
+template <class Op>
 constexpr std::size_t ordered_shared_bytes() {
-  return std::size_t{kWarps} * ordered_step_vectors<Op, Policy>() * sizeof(uint4);
+  return std::size_t{kWarps} * ordered_step_vectors<Op>() * sizeof(uint4);
 }
 
 // Blocks the ordered kernel can hold at once, with its shared memory (asked once per device,
 // which also lets the kernel have that much).
-template <class Op, class Policy = OrderedTuning>
+template <class Op>
 unsigned ordered_max_blocks() {
   return red::per_device<unsigned>([](int device) {
-    const auto kernel = reduce_ordered<Op, Policy, OrderedSource<Op, Policy>>;
-    const int bytes = static_cast<int>(ordered_shared_bytes<Op, Policy>());
+    const auto kernel = reduce_ordered<Op, OrderedSource<Op>>;
+    const int bytes = static_cast<int>(ordered_shared_bytes<Op>());
     CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
     int sms = 0, per_sm = 0;
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
@@ -229,10 +223,10 @@ unsigned ordered_max_blocks() {
 }
 
 // Blocks for n elements: a step a warp at least, at most what the GPU holds at once.
-template <class Op, class Policy = OrderedTuning>
+template <class Op>
 unsigned ordered_blocks(std::size_t n) {
-  const std::size_t step = ordered_step_vectors<Op, Policy>() * OrderedSource<Op, Policy>::kCount;
-  return static_cast<unsigned>(std::clamp<std::size_t>(red::ceil_div(n, step * kWarps), 1, ordered_max_blocks<Op, Policy>()));
+  const std::size_t step = ordered_step_vectors<Op>() * OrderedSource<Op>::kCount;
+  return static_cast<unsigned>(std::clamp<std::size_t>(red::ceil_div(n, step * kWarps), 1, ordered_max_blocks<Op>()));
 }
 
 template <class Op>
@@ -248,25 +242,25 @@ struct OrderedScratch {
     bytes = carve.bytes();
   }
 };
-template <class Op, class Policy = OrderedTuning>
+template <class Op>
 std::size_t ordered_scratch_bytes(std::size_t) {
-  return OrderedScratch<Op>(nullptr, ordered_max_blocks<Op, Policy>()).bytes;
+  return OrderedScratch<Op>(nullptr, ordered_max_blocks<Op>()).bytes;
 }
-template <class Op, class Policy = OrderedTuning>
+template <class Op>
 std::size_t ordered_zeroed_scratch_bytes() {
-  return OrderedScratch<Op>(nullptr, ordered_max_blocks<Op, Policy>()).zeroed_bytes;
+  return OrderedScratch<Op>(nullptr, ordered_max_blocks<Op>()).zeroed_bytes;
 }
 
 // The order-keeping launcher: any associative operator.
-template <class Op, class Policy = OrderedTuning>
+template <class Op>
 void launch_ordered(const Call& c) {
-  red::check_scratch("13_custom_ops", c.scratch, c.scratch_bytes, ordered_scratch_bytes<Op, Policy>(c.n));
+  red::check_scratch("13_custom_ops", c.scratch, c.scratch_bytes, ordered_scratch_bytes<Op>(c.n));
   if (c.n == 0) return red::launch_store_identity<Op>(c.output, c.stream);
-  using Source = OrderedSource<Op, Policy>;
+  using Source = OrderedSource<Op>;
   const Source src{static_cast<const typename Op::In*>(c.input), c.n};
   if (!src.element_aligned()) throw std::invalid_argument("13_custom_ops: input not aligned to its element type");
-  const OrderedScratch<Op> s(c.scratch, ordered_max_blocks<Op, Policy>());
-  reduce_ordered<Op, Policy, Source><<<ordered_blocks<Op, Policy>(c.n), kBlock, ordered_shared_bytes<Op, Policy>(), c.stream>>>(
+  const OrderedScratch<Op> s(c.scratch, ordered_max_blocks<Op>());
+  reduce_ordered<Op, Source><<<ordered_blocks<Op>(c.n), kBlock, ordered_shared_bytes<Op>(), c.stream>>>(
       src, c.n, s.partials, s.tickets, c.output);
   CUDA_CHECK_LAUNCH();
 }

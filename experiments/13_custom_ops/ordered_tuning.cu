@@ -1,9 +1,9 @@
-// 13_custom_ops_ordered_tuning: how the ordered kernel cuts a warp's stretch (ch13::OrderedTuning),
+// 13_custom_ops_ordered_tuning: how the ordered kernel cuts a warp's stretch (ordered_cut.cuh),
 // each choice changed alone, timed beside the reordering kernel on the benchmark's operators.
 //
 // The input is the benchmark's: 2^28 floats from N(0, 1) (2^27 affine steps for the affine maps).
-// Every variant runs through the lesson's own kernel and launcher (reduce_ordered and
-// launch_ordered in 13_custom_ops/ordered.cuh, with another policy) and is timed as the benchmark
+// Every variant runs through the experiment's copy of the lesson's kernel and launcher
+// (ordered_cut.cuh: 13_custom_ops/ordered.cuh's, with the cut a policy) and is timed as the benchmark
 // times a call (common/timing.hpp, the steady state, cold). The variants:
 //  - lanes a region: the warp's stretch cut into 32 / G regions of G lanes. G = 32 is one region
 //    a warp, the layout of a plain ordered kernel (with 4 runs, the one this chapter had first): a
@@ -35,10 +35,10 @@
 #include <string>
 #include <vector>
 
-#include "13_custom_ops/ordered.cuh"
 #include "13_custom_ops/user_op.cuh"
 #include "command_line.hpp"
 #include "device_info.hpp"
+#include "experiments/13_custom_ops/ordered_cut.cuh"
 #include "harness.hpp"
 #include "reference.hpp"
 #include "runner.hpp"
@@ -48,15 +48,8 @@ namespace {
 
 using namespace ch13;
 
-// The lesson's policy with its choices given.
-template <unsigned kLanes, unsigned kRoundsV, unsigned kRunsV, unsigned kMinBlocksV>
-struct Cut : ch07::Tuning {
-  static constexpr unsigned kLanesPerRegion = kLanes;
-  static constexpr unsigned kRounds = kRoundsV;
-  static constexpr unsigned kRuns = kRunsV;
-  static constexpr unsigned kMinBlocks = kMinBlocksV;
-};
-using Lesson = OrderedTuning;
+using ordered_cut::Cut;
+using Lesson = Cut<kLanesPerRegion, kRounds, kRuns, 1>;  // the lesson's cut, no register cap
 
 using Launch = std::function<void(const Call&)>;
 using red::RawResult;
@@ -90,11 +83,11 @@ struct OpCase {
 
 template <class Op, class Policy>
 void add(OpCase& c, unsigned sms) {
-  c.variants.push_back([](const Call& call) { launch_ordered<Op, Policy>(call); });
-  c.scratch.push_back(ordered_scratch_bytes<Op, Policy>(0));
+  c.variants.push_back([](const Call& call) { ordered_cut::launch_ordered<Op, Policy>(call); });
+  c.scratch.push_back(ordered_cut::ordered_scratch_bytes<Op, Policy>(0));
   cudaFuncAttributes attributes{};
-  CUDA_CHECK(cudaFuncGetAttributes(&attributes, reduce_ordered<Op, Policy, OrderedSource<Op, Policy>>));
-  const unsigned per_sm = ordered_max_blocks<Op, Policy>() / sms;
+  CUDA_CHECK(cudaFuncGetAttributes(&attributes, ordered_cut::reduce_ordered<Op, Policy, ordered_cut::OrderedSource<Op, Policy>>));
+  const unsigned per_sm = ordered_cut::ordered_max_blocks<Op, Policy>() / sms;
   c.occupancy.push_back(std::to_string(attributes.numRegs) + " / " + std::to_string(per_sm));
 }
 
@@ -241,7 +234,7 @@ int run() {
 int main(int argc, char** argv) {
   return red::experiment_without_options(
       argc, argv, "13_custom_ops_ordered_tuning",
-      "How the ordered kernel cuts a warp's stretch (ch13::OrderedTuning), each choice changed alone, timed\n"
+      "How the ordered kernel cuts a warp's stretch (ordered_cut.cuh), each choice changed alone, timed\n"
       "beside the reordering kernel on the benchmark's operators (2^28 floats); it takes no options.",
       "results/h200/experiments/ordered_tuning.md", [] { return run(); });
 }

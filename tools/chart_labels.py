@@ -91,7 +91,7 @@ def place_labels(ax, items, candidates, inside=True, avoid_lines=True, taken=Non
     import numpy as np
     if not items:
         return []
-    fig, renderer, px = drawn(ax)
+    fig, renderer, px = laid_out(ax)
     boxes, points = label_obstacles(ax, renderer, avoid_lines)
     taken = [] if taken is None else taken
     frame = ax.get_window_extent(renderer).extents
@@ -148,10 +148,13 @@ def place_labels(ax, items, candidates, inside=True, avoid_lines=True, taken=Non
     return placed
 
 
-def drawn(ax):
-    """ax's figure drawn once, so that text has a size: the figure, its renderer and pixels a point."""
+def laid_out(ax):
+    """ax's figure as a draw would lay it out, without drawing it: every axes' limits brought up
+    to date (matplotlib autoscales them lazily, at the next draw), so that data lands where it will
+    be drawn. The figure, the renderer that sizes text, and pixels a point."""
     fig = ax.figure
-    fig.canvas.draw()
+    for each in fig.axes:
+        each.get_xlim()  # reading the limits applies any autoscaling still pending, x and y
     return fig, fig.canvas.get_renderer(), fig.dpi / 72
 
 
@@ -162,7 +165,7 @@ def end_labels(ax, items, fontsize=8.5, gap=1.0):
     leader line back to its point, so that no two leaders cross; a stack stays beside its axes."""
     if not items:
         return []
-    fig, renderer, px = drawn(ax)
+    fig, renderer, px = laid_out(ax)
     pad = 0.15 * fontsize * px
     sizes = []
     for _, _, text, _ in items:

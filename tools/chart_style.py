@@ -3,7 +3,7 @@ chapters and libraries, the bandwidth roofs, the axes, the L2 marks and the seri
 
 import math
 
-from tools.chart_labels import label_cost, label_obstacles
+from tools.chart_labels import label_cost, laid_out, label_obstacles
 from tools.results import kernels_of
 from tools.schema import is_baseline, pow2_label
 
@@ -129,9 +129,7 @@ def label_on_line(ax, y, text, color, sides=("bottom", "top"), fontsize=9, ends=
 def _cheapest_label(ax, draws):
     """Draws the candidate labels (each a function that draws one and returns it) in turn until
     one crosses nothing (a cost under 0.5), keeping only the cheapest drawn: (its cost, it)."""
-    fig = ax.figure
-    fig.canvas.draw()
-    renderer = fig.canvas.get_renderer()
+    _, renderer, _ = laid_out(ax)
     boxes, points = label_obstacles(ax, renderer, True)
     best = None
     for draw in draws:

@@ -12,10 +12,17 @@
 
 namespace ch07 {
 
-// Without the fixed grid: a block per tile, as in chapter 06, and as many partials for pass 2 (a
-// scratch that grows with n).
+// What the launchers below read: an array of Op::In, with the lesson's loads.
 template <class Op>
 using Source = Array<typename Op::In>;
+
+// A call's input as pass 1 reads it; refused when off its element type's boundary.
+template <class Op>
+Source<Op> source_for(const red::ReduceCall& c) {
+  const Source<Op> src{static_cast<const typename Op::In*>(c.input), c.n};
+  if (!src.element_aligned()) throw std::invalid_argument("07_two_pass: input not aligned to its element type");
+  return src;
+}
 
 // The lesson's two launches on `blocks` pass-1 blocks, pass 2 early where `early`: the variants'
 // own, so that each sets its grid or its launch.
@@ -29,6 +36,8 @@ void launch_passes(Source<Op> src, std::size_t n, typename Op::Acc* partials, un
                           static_cast<const typename Op::Acc*>(partials), blocks, result));
 }
 
+// Without the fixed grid: a block per tile, as in chapter 06, and as many partials for pass 2 (a
+// scratch that grows with n).
 template <class Op>
 std::size_t growing_grid_scratch_bytes(std::size_t n) {
   return tile_blocks<Op, Tuning, Source<Op>>(n) * sizeof(typename Op::Acc);
@@ -38,8 +47,7 @@ template <class Op>
 void launch_growing_grid(const red::ReduceCall& c) {
   red::check_scratch("07_two_pass", c.scratch, c.scratch_bytes, growing_grid_scratch_bytes<Op>(c.n));
   if (c.n == 0) return red::launch_store_identity<Op>(c.output, c.stream);
-  const Source<Op> src{static_cast<const typename Op::In*>(c.input), c.n};
-  if (!src.element_aligned()) throw std::invalid_argument("07_two_pass: input not aligned to its element type");
+  const Source<Op> src = source_for<Op>(c);
   const auto blocks = static_cast<unsigned>(tile_blocks<Op, Tuning, Source<Op>>(c.n));
   launch_passes<Op>(src, c.n, static_cast<typename Op::Acc*>(c.scratch), blocks, c.output, c.stream,
                     limits_of<Op, Tuning, Source<Op>>().programmatic);
@@ -88,8 +96,7 @@ template <class Op>
 void launch_plain(const red::ReduceCall& c) {
   red::check_scratch("07_two_pass", c.scratch, c.scratch_bytes, scratch_bytes<Op>(c.n));
   if (c.n == 0) return red::launch_store_identity<Op>(c.output, c.stream);
-  const Source<Op> src{static_cast<const typename Op::In*>(c.input), c.n};
-  if (!src.element_aligned()) throw std::invalid_argument("07_two_pass: input not aligned to its element type");
+  const Source<Op> src = source_for<Op>(c);
   launch_passes<Op>(src, c.n, static_cast<typename Op::Acc*>(c.scratch), pass1_blocks<Op, Tuning, Source<Op>>(c.n),
                     c.output, c.stream, false);
 }

@@ -107,9 +107,10 @@ def draw_in_flight(latency, points, machine, sm_count):
 
 
 def overlaps(fig):
-    """Pairs of texts of the chart (the points' labels, the roofs', the legend) that overlap."""
+    """Pairs of texts of the chart (the points' labels, the roofs', the legend) that overlap, as the
+    chart is drawn (its layout computed, nothing rendered)."""
     from matplotlib.text import Text
-    fig.canvas.draw()
+    fig.draw_without_rendering()
     renderer = fig.canvas.get_renderer()
     ax = fig.axes[0]
     boxes = [(t.get_text(), Text.get_window_extent(t, renderer)) for t in ax.texts]

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Writes the synthetic inputs of tools/tests/test_plot.py: bench.json (shaped like Google
-Benchmark's JSON output of reduction_bench), machine.txt (an H200-like description) and batched.json (a small
-run of chapter 11's batched reductions, with a few flat rows and the floor beside them).
+"""Writes the synthetic inputs of the jobs' tests (tools/tests/fixtures.py): bench.json (shaped like
+Google Benchmark's JSON output of reduction_bench), machine.txt (an H200-like description) and batched.json
+(a small run of chapter 11's batched reductions, with a few flat rows and the floor beside them).
 
 The numbers come from a simple model, time = launch latency + bytes / bandwidth, with a higher
 bandwidth while the input fits in L2, and a one-call latency 2.5 µs above it; where the input

@@ -79,6 +79,46 @@ def label_cost(box, boxes, points, taken):
     return cost
 
 
+def text_size(fig, renderer, text, fontsize, pad):
+    """The box a label of text at fontsize takes, pad pixels around it: (width, height) in pixels."""
+    probe = fig.text(0, 0, text, fontsize=fontsize)
+    extent = probe.get_window_extent(renderer)
+    probe.remove()
+    return extent.width + 2 * pad, extent.height + 2 * pad
+
+
+def _leader_points(box, anchor):
+    """Points every 3 pixels along a leader, from the box's center (where matplotlib starts it) to
+    the anchor, those outside the box."""
+    import numpy as np
+    center = np.array([(box[0] + box[2]) / 2, (box[1] + box[3]) / 2])
+    steps = max(2, int(np.hypot(*(anchor - center)) / 3))
+    line = center + (anchor - center) * np.linspace(0, 1, steps)[:, None]
+    return line[~((line[:, 0] >= box[0]) & (line[:, 0] <= box[2])
+                  & (line[:, 1] >= box[1]) & (line[:, 1] <= box[3]))]
+
+
+def _candidate_cost(box, size, anchor, far, obstacles, taken, frame):
+    """What a label's box (of size (width, height)) at one candidate place covers (label_cost),
+    plus its leader line's crossings of labels and markers where it is far from its anchor, plus
+    its area outside the axes where frame (the axes' extents) is given. obstacles: (boxes, points)
+    as label_cost's."""
+    boxes, points = obstacles
+    cost = label_cost(box, boxes, points, taken)
+    if far:  # its leader: across no label or marker
+        line = _leader_points(box, anchor)[:-2]
+        for other in taken + [tuple(b) for b in boxes]:
+            cost += 20 * int(((line[:, 0] > other[0]) & (line[:, 0] < other[2])
+                              & (line[:, 1] > other[1]) & (line[:, 1] < other[3])).sum())
+    if frame is not None:
+        w, h = size
+        clipped = (max(box[0], frame[0]), max(box[1], frame[1]),
+                   min(box[2], frame[2]), min(box[3], frame[3]))
+        outside = w * h - max(0, clipped[2] - clipped[0]) * max(0, clipped[3] - clipped[1])
+        cost += 50 * outside if outside > 0.5 else 0  # not a rounding error's sliver
+    return cost
+
+
 def place_labels(ax, items, candidates, inside=True, avoid_lines=True, taken=None,
                   fontsize=8.5, leader=9, arrowstyle="-"):
     """Direct labels, items [(x, y, text, color)] in data coordinates, placed in that order, each
@@ -94,57 +134,34 @@ def place_labels(ax, items, candidates, inside=True, avoid_lines=True, taken=Non
     fig, renderer, px = laid_out(ax)
     boxes, points = label_obstacles(ax, renderer, avoid_lines)
     taken = [] if taken is None else taken
-    frame = ax.get_window_extent(renderer).extents
+    frame = ax.get_window_extent(renderer).extents if inside else None
     pad = 0.15 * fontsize * px
     placed = []
     leaders = np.zeros((0, 2))  # points along the leader lines drawn so far
-
-    def leader_points(box, anchor):
-        """Points every 3 pixels along a leader, from the box's center (where matplotlib starts
-        it) to the anchor, those outside the box."""
-        center = np.array([(box[0] + box[2]) / 2, (box[1] + box[3]) / 2])
-        steps = max(2, int(np.hypot(*(anchor - center)) / 3))
-        line = center + (anchor - center) * np.linspace(0, 1, steps)[:, None]
-        return line[~((line[:, 0] >= box[0]) & (line[:, 0] <= box[2])
-                      & (line[:, 1] >= box[1]) & (line[:, 1] <= box[3]))]
-
     for x, y, text, color in items:
-        probe = fig.text(0, 0, text, fontsize=fontsize)
-        extent = probe.get_window_extent(renderer)
-        probe.remove()
-        w, h = extent.width + 2 * pad, extent.height + 2 * pad
-        ax_x, ax_y = ax.transData.transform((x, y))
+        w, h = text_size(fig, renderer, text, fontsize, pad)
+        anchor = np.array(ax.transData.transform((x, y)))
         best = None
         for dx, dy, ha in candidates:
-            cx, cy = ax_x + dx * px, ax_y + dy * px
+            cx, cy = anchor[0] + dx * px, anchor[1] + dy * px
             x0 = cx - pad if ha == "left" else cx - w + pad if ha == "right" else cx - w / 2
             box = (x0, cy - h / 2, x0 + w, cy + h / 2)
-            cost = label_cost(box, boxes, np.concatenate([points, leaders]), taken)
-            if math.hypot(dx, dy) > leader:  # its leader: across no label or marker
-                line = leader_points(box, np.array([ax_x, ax_y]))[:-2]
-                for other in taken + [tuple(b) for b in boxes]:
-                    cost += 20 * int(((line[:, 0] > other[0]) & (line[:, 0] < other[2])
-                                      & (line[:, 1] > other[1]) & (line[:, 1] < other[3])).sum())
-            if inside:
-                clipped = (max(box[0], frame[0]), max(box[1], frame[1]),
-                           min(box[2], frame[2]), min(box[3], frame[3]))
-                outside = w * h - max(0, clipped[2] - clipped[0]) * max(0, clipped[3] - clipped[1])
-                cost += 50 * outside if outside > 0.5 else 0  # not a rounding error's sliver
+            cost = _candidate_cost(box, (w, h), anchor, math.hypot(dx, dy) > leader,
+                                   (boxes, np.concatenate([points, leaders])), taken, frame)
             if best is None or cost < best[0]:
                 best = (cost, dx, dy, ha, box)
             if cost < 0.5:
                 break
         _, dx, dy, ha, box = best
         far = math.hypot(dx, dy) > leader
-        label = ax.annotate(text, (x, y), xytext=(dx, dy), textcoords="offset points", ha=ha,
-                            va="center", fontsize=fontsize, color=color, bbox=LABEL_BOX,
-                            annotation_clip=False, zorder=6, gid=DIRECT_LABEL,
-                            arrowprops=dict(arrowstyle=arrowstyle, color=color, linewidth=0.7,
-                                            shrinkA=0, shrinkB=3) if far else None)
+        placed.append(ax.annotate(text, (x, y), xytext=(dx, dy), textcoords="offset points", ha=ha,
+                                  va="center", fontsize=fontsize, color=color, bbox=LABEL_BOX,
+                                  annotation_clip=False, zorder=6, gid=DIRECT_LABEL,
+                                  arrowprops=dict(arrowstyle=arrowstyle, color=color, linewidth=0.7,
+                                                  shrinkA=0, shrinkB=3) if far else None))
         taken.append(box)
         if far:
-            leaders = np.concatenate([leaders, leader_points(box, np.array([ax_x, ax_y]))])
-        placed.append(label)
+            leaders = np.concatenate([leaders, _leader_points(box, anchor)])
     return placed
 
 
@@ -158,6 +175,78 @@ def laid_out(ax):
     return fig, fig.canvas.get_renderer(), fig.dpi / 72
 
 
+# end_labels' offsets right of a line's end, in points: a label level with its point, a stacked one.
+NEAR, FAR = 6, 16
+
+
+def _columns(spans):
+    """The labels whose x spans (left, right) overlap, directly or through others: each label's
+    column (the index of one of them); each column stacks on its own."""
+    column = list(range(len(spans)))
+    for i in range(len(spans)):
+        for j in range(i):
+            if spans[i][0] < spans[j][1] and spans[j][0] < spans[i][1]:
+                old, new = column[i], column[j]
+                column = [new if c == old else c for c in column]
+    return column
+
+
+def _stacked(column, anchors, heights, frame, gap, px):
+    """Each column's labels in clusters: those whose boxes would overlap stack upward in the order
+    of their points, as near them as fits, within 20 points of the axes (frame: their extents).
+    Returns each label's center y, whether its cluster holds it alone, and its cluster (the index
+    of its first label)."""
+    centers = [a[1] for a in anchors]
+    alone = [True] * len(anchors)
+    cluster_of = list(range(len(anchors)))
+
+    def stack(cluster):
+        """A cluster's label centers, stacked upward in its order, as near their points as fits."""
+        rel, top = [], 0.0
+        for i in cluster:
+            rel.append(top + heights[i] / 2)
+            top += heights[i] + gap
+        total = top - gap
+        bottom = sum(anchors[i][1] - r for i, r in zip(cluster, rel)) / len(cluster)
+        bottom = min(max(bottom, frame[1] - 20 * px), frame[3] + 20 * px - total)
+        return [bottom + r for r in rel], bottom, bottom + total
+
+    for c in set(column):
+        clusters = []
+        for i in sorted((i for i in range(len(anchors)) if column[i] == c), key=lambda i: anchors[i][1]):
+            clusters.append([i])
+            while len(clusters) > 1 and stack(clusters[-2])[2] + gap > stack(clusters[-1])[1]:
+                clusters[-2:] = [clusters[-2] + clusters[-1]]
+        for cluster in clusters:
+            for i, y in zip(cluster, stack(cluster)[0]):
+                centers[i] = y
+                alone[i] = len(cluster) == 1
+                cluster_of[i] = cluster[0]
+    return centers, alone, cluster_of
+
+
+def _clear_of_lines(obstacles, anchors, sizes, centers, alone, px, pad):
+    """A label not stacked with another that crosses a series' line or marker where it sits moves
+    up or down, the least it must, clear of the other labels (it gets a leader line): centers,
+    changed in place. obstacles: label_obstacles' (boxes, points)."""
+    boxes, points = obstacles
+
+    def box(i, center, dx):
+        x0 = anchors[i][0] + dx * px - pad
+        return (x0, center - sizes[i][1] / 2, x0 + sizes[i][0], center + sizes[i][1] / 2)
+    for i in range(len(anchors)):
+        others = [box(j, centers[j], FAR) for j in range(len(anchors)) if j != i]
+        if not alone[i] or label_cost(box(i, centers[i], NEAR), boxes, points, others) == 0:
+            continue
+        for step in range(1, 9):
+            found = [y for y in (anchors[i][1] - step * sizes[i][1] / 2,
+                                 anchors[i][1] + step * sizes[i][1] / 2)
+                     if label_cost(box(i, y, FAR), boxes, points, others) == 0]
+            if found:
+                centers[i] = found[0]
+                break
+
+
 def end_labels(ax, items, fontsize=8.5, gap=1.0):
     """Direct labels at the ends of lines, items [(x, y, text, color)] in data coordinates: each
     right of its line's last point, level with it where it overlaps no other label. Labels that
@@ -167,67 +256,12 @@ def end_labels(ax, items, fontsize=8.5, gap=1.0):
         return []
     fig, renderer, px = laid_out(ax)
     pad = 0.15 * fontsize * px
-    sizes = []
-    for _, _, text, _ in items:
-        probe = fig.text(0, 0, text, fontsize=fontsize)
-        extent = probe.get_window_extent(renderer)
-        probe.remove()
-        sizes.append((extent.width + 2 * pad, extent.height + 2 * pad))
+    sizes = [text_size(fig, renderer, text, fontsize, pad) for _, _, text, _ in items]
     anchors = [ax.transData.transform((x, y)) for x, y, _, _ in items]
-    near, far = 6, 16  # points right of the line's end: level, stacked
-    # Columns: the labels whose boxes could share some x; each column stacks on its own.
-    spans = [(a[0] + near * px - pad, a[0] + far * px + w) for a, (w, _) in zip(anchors, sizes)]
-    column = list(range(len(items)))
-    for i in range(len(items)):
-        for j in range(i):
-            if spans[i][0] < spans[j][1] and spans[j][0] < spans[i][1]:
-                old, new = column[i], column[j]
-                column = [new if c == old else c for c in column]
-    frame = ax.get_window_extent(renderer).extents
-    centers = [a[1] for a in anchors]
-    alone = [True] * len(items)  # in a cluster of its own: not stacked with another label
-    cluster_of = list(range(len(items)))
-
-    def stack(cluster):
-        """A cluster's label centers, stacked upward in its order, as near their points as fits."""
-        rel, top = [], 0.0
-        for i in cluster:
-            rel.append(top + sizes[i][1] / 2)
-            top += sizes[i][1] + gap
-        total = top - gap
-        bottom = sum(anchors[i][1] - r for i, r in zip(cluster, rel)) / len(cluster)
-        bottom = min(max(bottom, frame[1] - 20 * px), frame[3] + 20 * px - total)
-        return [bottom + r for r in rel], bottom, bottom + total
-
-    for c in set(column):
-        clusters = []
-        for i in sorted((i for i in range(len(items)) if column[i] == c), key=lambda i: anchors[i][1]):
-            clusters.append([i])
-            while len(clusters) > 1 and stack(clusters[-2])[2] + gap > stack(clusters[-1])[1]:
-                clusters[-2:] = [clusters[-2] + clusters[-1]]
-        for cluster in clusters:
-            for i, y in zip(cluster, stack(cluster)[0]):
-                centers[i] = y
-                alone[i] = len(cluster) == 1
-                cluster_of[i] = cluster[0]
-    # A label not stacked with another that crosses a series' line or marker where it sits
-    # moves up or down, the least it must, with a leader line, clear of the other labels.
-    boxes, points = label_obstacles(ax, renderer, True)
-
-    def box(i, center, dx):
-        x0 = anchors[i][0] + dx * px - pad
-        return (x0, center - sizes[i][1] / 2, x0 + sizes[i][0], center + sizes[i][1] / 2)
-    for i in range(len(items)):
-        others = [box(j, centers[j], far) for j in range(len(items)) if j != i]
-        if not alone[i] or label_cost(box(i, centers[i], near), boxes, points, others) == 0:
-            continue
-        for step in range(1, 9):
-            found = [y for y in (anchors[i][1] - step * sizes[i][1] / 2,
-                                 anchors[i][1] + step * sizes[i][1] / 2)
-                     if label_cost(box(i, y, far), boxes, points, others) == 0]
-            if found:
-                centers[i] = found[0]
-                break
+    column = _columns([(a[0] + NEAR * px - pad, a[0] + FAR * px + w) for a, (w, _) in zip(anchors, sizes)])
+    centers, alone, cluster_of = _stacked(column, anchors, [h for _, h in sizes],
+                                          ax.get_window_extent(renderer).extents, gap, px)
+    _clear_of_lines(label_obstacles(ax, renderer, True), anchors, sizes, centers, alone, px, pad)
     labels = []
     shifted = [abs(centers[i] - anchors[i][1]) > 1.5 for i in range(len(items))]
     for c in set(cluster_of):
@@ -235,13 +269,12 @@ def end_labels(ax, items, fontsize=8.5, gap=1.0):
         moved = any(shifted[i] for i in members)  # a stack's labels line up, all with leaders
         for i in members:
             x, y, text, color = items[i]
-            shift = shifted[i]
             labels.append(ax.annotate(
-                text, (x, y), xytext=(far if moved else near, (centers[i] - anchors[i][1]) / px),
+                text, (x, y), xytext=(FAR if moved else NEAR, (centers[i] - anchors[i][1]) / px),
                 textcoords="offset points", ha="left", va="center", fontsize=fontsize,
                 color=color, bbox=LABEL_BOX, annotation_clip=False, zorder=6, gid=DIRECT_LABEL,
                 arrowprops=dict(arrowstyle="-", color=color, linewidth=0.7, shrinkA=0, shrinkB=3)
-                if shift or moved else None))
+                if shifted[i] or moved else None))
     return labels
 
 

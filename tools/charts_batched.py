@@ -76,22 +76,31 @@ def chart_batched(rows, machine, path):
         a.set_xlim(lengths[0] / 1.5, lengths[-1] * 1.5)
     log2_n_axis(axes[-1], lengths, plt)
     axes[-1].set_xlabel("L: elements per row or column, or the segments' mean length (log scale)")
+    batched_gbps_panel(axes[0], lines, machine)
+    if ratios:
+        batched_ratio_panel(axes[1], lines, ratios, plt)
+    save(fig, path)
 
-    def draw(ax, points):
-        """points: {key: [(row, y)]} -> the lines, and their labels at their ends."""
-        ends = []
-        for key, pairs in points.items():
-            line = lines[key]
-            color = LAYOUT_COLORS[line[0]["layout"]]
-            marker = "v" if key[1] else LAYOUT_MARKERS[line[0]["layout"]]
-            plot_series(ax, [r["length"] for r, _ in pairs], [y for _, y in pairs],
-                         [r for r, _ in pairs], color, "-." if key[1] else "-", marker,
-                         label=batched_label(line))
-            ends.append((pairs[-1][0]["length"], pairs[-1][1], batched_label(line), color))
-        return ends
 
-    ax = axes[0]
-    ends = draw(ax, {key: [(r, r["gbps"]) for r in line] for key, line in lines.items()})
+def draw_batched(ax, lines, points):
+    """points: {key of lines: [(row, y)]} -> their lines, a colour and a marker per layout
+    (heavy-tailed segments dash-dotted), and their labels at their ends (end_labels items)."""
+    ends = []
+    for key, pairs in points.items():
+        line = lines[key]
+        color = LAYOUT_COLORS[line[0]["layout"]]
+        marker = "v" if key[1] else LAYOUT_MARKERS[line[0]["layout"]]
+        plot_series(ax, [r["length"] for r, _ in pairs], [y for _, y in pairs],
+                     [r for r, _ in pairs], color, "-." if key[1] else "-", marker,
+                     label=batched_label(line))
+        ends.append((pairs[-1][0]["length"], pairs[-1][1], batched_label(line), color))
+    return ends
+
+
+def batched_gbps_panel(ax, lines, machine):
+    """batched.png's upper panel: the lessons' GB/s, linear, under the roofs."""
+    shown = [r for line in lines.values() for r in line]
+    ends = draw_batched(ax, lines, {key: [(r, r["gbps"]) for r in line] for key, line in lines.items()})
     bottom = 500 * math.floor(0.9 * min(r["gbps"] for r in shown) / 500)
     ax.set_ylim(bottom, max([machine.dram_gbps] + [r["gbps"] for r in shown]) * 1.05)
     ax.set_ylabel("GB/s (linear" + (f", from {bottom:.0f})" if bottom else ")"))
@@ -102,23 +111,26 @@ def chart_batched(rows, machine, path):
         marker_note(ax)
     label_roofs(ax, machine, ends)
     end_labels(ax, ends)
-    if ratios:
-        ax = axes[1]
-        ends = draw(ax, ratios)
-        low, high = min(values + [1.0]) / 1.6, max(values + [1.0]) * 2
-        ax.set_yscale("log")
-        ax.set_ylim(low, high)
-        ticks = [t for t in (0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000) if low <= t <= high]
-        ax.set_yticks(ticks)
-        ax.set_yticklabels([f"{t:g}×" for t in ticks])
-        ax.yaxis.set_minor_locator(plt.NullLocator())
-        ax.axhline(1.0, color=LIBRARY_COLORS["cub_"], linestyle="--", linewidth=1.3)
-        ax.set_ylabel(f"× CUB: GB/s ÷ {BATCHED_BASELINE}'s\nat the same shape (log scale)")
-        ax.grid(True, which="major", alpha=0.3)
-        without = sorted({line[0]["layout"] for key, line in lines.items() if key not in ratios},
-                         key=LAYOUTS.index)
-        ax.set_title("against CUB's segmented reduction"
-                     + (f" ({', '.join(without)}: CUB has none)" if without else ""), fontsize=10.5)
-        label_on_line(ax, 1.0, f"CUB ({BATCHED_BASELINE}) = 1", LIBRARY_COLORS["cub_"], ends=ends)
-        end_labels(ax, ends)
-    save(fig, path)
+
+
+def batched_ratio_panel(ax, lines, ratios, plt):
+    """batched.png's lower panel: each line as a multiple of CUB's segmented reduction at the same
+    shape (ratios: {key: batched_cub_ratios'}), log, CUB the line at 1."""
+    values = [v for pairs in ratios.values() for _, v in pairs]
+    ends = draw_batched(ax, lines, ratios)
+    low, high = min(values + [1.0]) / 1.6, max(values + [1.0]) * 2
+    ax.set_yscale("log")
+    ax.set_ylim(low, high)
+    ticks = [t for t in (0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000) if low <= t <= high]
+    ax.set_yticks(ticks)
+    ax.set_yticklabels([f"{t:g}×" for t in ticks])
+    ax.yaxis.set_minor_locator(plt.NullLocator())
+    ax.axhline(1.0, color=LIBRARY_COLORS["cub_"], linestyle="--", linewidth=1.3)
+    ax.set_ylabel(f"× CUB: GB/s ÷ {BATCHED_BASELINE}'s\nat the same shape (log scale)")
+    ax.grid(True, which="major", alpha=0.3)
+    without = sorted({line[0]["layout"] for key, line in lines.items() if key not in ratios},
+                     key=LAYOUTS.index)
+    ax.set_title("against CUB's segmented reduction"
+                 + (f" ({', '.join(without)}: CUB has none)" if without else ""), fontsize=10.5)
+    label_on_line(ax, 1.0, f"CUB ({BATCHED_BASELINE}) = 1", LIBRARY_COLORS["cub_"], ends=ends)
+    end_labels(ax, ends)

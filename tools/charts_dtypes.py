@@ -238,8 +238,7 @@ def chart_dot(rows, machine, colors, path):
     lessons = lesson_kernels(part)
     lead = lessons[-1] if lessons else None
     own, markers, series = step_colors(part, colors), step_markers(part), series_of(part)
-    base32 = baseline_for("dot", "f32")
-    base_at = {r["n"]: r for r in series.get(base32 + ("f32",), [])}
+    base_at = {r["n"]: r for r in series.get(baseline_for("dot", "f32") + ("f32",), [])}
     upper = [(key, [r for r in rs if r["n"] in base_at]) for key, rs in series.items()
              if key[2] == "f32" and key[:2] in own]
     upper = [(key, rs) for key, rs in upper if rs]
@@ -256,49 +255,72 @@ def chart_dot(rows, machine, colors, path):
     ns = sorted({r["n"] for r in part})
     log2_n_axis(axes[-1], ns, plt)
     for ax, panel in zip(axes, panels):
-        ends = []
-        for (ch, k, dt), rs in panel:
-            if panel is upper:
-                color, style, marker, text = own[ch, k], "-", markers.get((ch, k), "o"), k
-                ys = [r["gbps"] / base_at[r["n"]]["gbps"] for r in rs]
-            else:
-                color = DTYPE_COLORS.get(dt, "black")
-                style, marker = "--" if is_baseline(k) else "-", DTYPE_STYLE.get(dt, ("-", "o"))[1]
-                text = f"{k}, {dt}" + (" (baseline)" if is_baseline(k) else "")
-                ys = [r["gbps"] for r in rs]
-            plot_series(ax, [r["n"] for r in rs], ys, rs, color, style, marker,
-                         label=f"{legend_label(ch, k)}, {dt}")
-            ends.append((rs[-1]["n"], ys[-1], text, color))
-        ax.set_xlim(ns[0] / 1.5, ns[-1] * 1.5)
         if panel is upper:
-            values = [y for line in ax.get_lines() for y in line.get_ydata()] + [1.0]
-            span = max(values) - min(values) or 0.1
-            ax.set_ylim(min(values) - 0.08 * span, max(values) + 0.12 * span)
-            ax.axhline(1.0, color=LIBRARY_COLORS["cublas_"], linestyle="--", linewidth=1.3)
-            ax.set_ylabel(f"× {base32[1]}: GB/s ÷ its GB/s\nat the same n (linear)")
-            ax.grid(True, which="major", alpha=0.3)
-            marks = l2_marks(ax, [rs for _, rs in panel], machine)
-            ax.set_title(f"f32: chapter 08's steps against {base32[1]}, linear", fontsize=10.5)
-            label_on_line(ax, 1.0, f"{base32[1]} (baseline) = 1", LIBRARY_COLORS["cublas_"], ends=ends)
+            dot_steps_panel(ax, panel, own, markers, base_at, ns, machine)
         else:
-            bandwidth_roofs(ax, machine, label=False)
-            log_gbps_axis(ax, [r for _, rs in panel for r in rs], machine)
-            marks = l2_marks(ax, [rs for _, rs in panel], machine)
-            ax.set_title(f"{lead[1] if lead else 'the lead kernel'} by element type against the "
-                         f"library: GB/s, log scale", fontsize=10.5)
-            label_roofs(ax, machine, ends)
-        marker_note(ax, gold=len(marks) == 1)
-        end_labels(ax, ends)
-        if panel is not upper and drop:
-            row, f16, cub = drop
-            against = [f"{v:.2f}× {what}" for v, what in ((f16, "f16"), (cub, "CUB")) if v]
-            what = "bf16 drop" if min(v for v in (f16, cub, 1.0) if v) < 0.95 else "bf16"
-            text = (f"{what}: {row['gbps']:.0f} GB/s at n = {pow2_label(row['n'])}"
-                    + (f"\n{', '.join(against)}" if against else ""))
-            label, = place_labels(ax, [(row["n"], row["gbps"], text, DTYPE_COLORS["bf16"])],
-                                   ring_candidates(radii=(40, 55, 70, 90),
-                                                   angles=(-120, -150, -90, -60, 180, 150)),
-                                   fontsize=9, arrowstyle="->")
-            label.set_fontweight("bold")
+            dot_dtypes_panel(ax, panel, lead, drop, ns, machine)
     axes[-1].set_xlabel("n (elements per vector, log scale; bytes count both vectors)")
     save(fig, path)
+
+
+def dot_steps_panel(ax, panel, own, markers, base_at, ns, machine):
+    """dot.png's upper panel: chapter 08's f32 steps (panel: [(series key, rows)]), each in its
+    colour and marker (own, markers), as multiples of the f32 baseline's GB/s at the same n
+    (base_at: its rows by n), linear, the baseline the line at 1."""
+    base32 = baseline_for("dot", "f32")
+    ends = []
+    for (ch, k, dt), rs in panel:
+        ys = [r["gbps"] / base_at[r["n"]]["gbps"] for r in rs]
+        plot_series(ax, [r["n"] for r in rs], ys, rs, own[ch, k], "-", markers.get((ch, k), "o"),
+                     label=f"{legend_label(ch, k)}, {dt}")
+        ends.append((rs[-1]["n"], ys[-1], k, own[ch, k]))
+    ax.set_xlim(ns[0] / 1.5, ns[-1] * 1.5)
+    values = [y for line in ax.get_lines() for y in line.get_ydata()] + [1.0]
+    span = max(values) - min(values) or 0.1
+    ax.set_ylim(min(values) - 0.08 * span, max(values) + 0.12 * span)
+    ax.axhline(1.0, color=LIBRARY_COLORS["cublas_"], linestyle="--", linewidth=1.3)
+    ax.set_ylabel(f"× {base32[1]}: GB/s ÷ its GB/s\nat the same n (linear)")
+    ax.grid(True, which="major", alpha=0.3)
+    marks = l2_marks(ax, [rs for _, rs in panel], machine)
+    ax.set_title(f"f32: chapter 08's steps against {base32[1]}, linear", fontsize=10.5)
+    label_on_line(ax, 1.0, f"{base32[1]} (baseline) = 1", LIBRARY_COLORS["cublas_"], ends=ends)
+    marker_note(ax, gold=len(marks) == 1)
+    end_labels(ax, ends)
+
+
+def dot_dtypes_panel(ax, panel, lead, drop, ns, machine):
+    """dot.png's lower panel: the lead kernel's dot product in every element type and the library's
+    in the 16-bit ones (panel: [(series key, rows)]), GB/s on a log axis under the roofs, a colour
+    per element type; drop (bf16_drop's) marked."""
+    ends = []
+    for (ch, k, dt), rs in panel:
+        color = DTYPE_COLORS.get(dt, "black")
+        style, marker = "--" if is_baseline(k) else "-", DTYPE_STYLE.get(dt, ("-", "o"))[1]
+        ys = [r["gbps"] for r in rs]
+        plot_series(ax, [r["n"] for r in rs], ys, rs, color, style, marker, label=f"{legend_label(ch, k)}, {dt}")
+        ends.append((rs[-1]["n"], ys[-1], f"{k}, {dt}" + (" (baseline)" if is_baseline(k) else ""), color))
+    ax.set_xlim(ns[0] / 1.5, ns[-1] * 1.5)
+    bandwidth_roofs(ax, machine, label=False)
+    log_gbps_axis(ax, [r for _, rs in panel for r in rs], machine)
+    marks = l2_marks(ax, [rs for _, rs in panel], machine)
+    ax.set_title(f"{lead[1] if lead else 'the lead kernel'} by element type against the "
+                 f"library: GB/s, log scale", fontsize=10.5)
+    label_roofs(ax, machine, ends)
+    marker_note(ax, gold=len(marks) == 1)
+    end_labels(ax, ends)
+    if drop:
+        mark_bf16_drop(ax, drop)
+
+
+def mark_bf16_drop(ax, drop):
+    """The bf16 line's point where it falls furthest (drop: bf16_drop's), labelled with its GB/s
+    and its multiples of f16's and CUB's, in bold, a leader arrow to the point."""
+    row, f16, cub = drop
+    against = [f"{v:.2f}× {what}" for v, what in ((f16, "f16"), (cub, "CUB")) if v]
+    what = "bf16 drop" if min(v for v in (f16, cub, 1.0) if v) < 0.95 else "bf16"
+    text = (f"{what}: {row['gbps']:.0f} GB/s at n = {pow2_label(row['n'])}"
+            + (f"\n{', '.join(against)}" if against else ""))
+    label, = place_labels(ax, [(row["n"], row["gbps"], text, DTYPE_COLORS["bf16"])],
+                           ring_candidates(radii=(40, 55, 70, 90), angles=(-120, -150, -90, -60, 180, 150)),
+                           fontsize=9, arrowstyle="->")
+    label.set_fontweight("bold")

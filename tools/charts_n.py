@@ -62,7 +62,6 @@ def chart_bandwidth_vs_n(rows, machine, colors, path):
     n_dram, _ = pick_dram_n(part)
     close, _ = near_cub(part, n_dram)
     grouped = [(ch, k) for ch, k, _ in close] if len(close) >= 2 else []
-    ratios = cub_ratios(part)
     ns = sorted({r["n"] for r in part})
     if grouped:
         fig, (ax, ratio_ax) = plt.subplots(2, 1, figsize=(11, 10), sharex=True,
@@ -71,6 +70,15 @@ def chart_bandwidth_vs_n(rows, machine, colors, path):
         fig, ax = plt.subplots(figsize=(11, 6.5))
     suptitle(fig, f"{cub_message(part, n_dram)} ({machine.gpu})")  # before the labels: it
     # moves the axes, and the labels are placed in pixels
+    bandwidth_panel(ax, part, series, grouped, machine, colors, plt)
+    if grouped:
+        cub_ratio_panel(ratio_ax, series, grouped, cub_ratios(part), ns, machine, colors)
+    save(fig, path)
+
+
+def bandwidth_panel(ax, part, series, grouped, machine, colors, plt):
+    """bandwidth_vs_n.png's upper panel: GB/s against n, log-log, each series a line but those
+    grouped (near CUB's bandwidth), which are one band, under the roofs."""
     ends = []
     for (ch, k), rs in series.items():
         if (ch, k) in grouped:
@@ -78,18 +86,9 @@ def chart_bandwidth_vs_n(rows, machine, colors, path):
         plot_series(ax, [r["n"] for r in rs], [r["gbps"] for r in rs], rs, colors[ch, k],
                      "--" if is_baseline(k) else "-", label=legend_label(ch, k))
         ends.append((rs[-1]["n"], rs[-1]["gbps"], short_label(ch, k), colors[ch, k]))
+    ns = sorted({r["n"] for r in part})
     if grouped:
-        gbps = {key: {r["n"]: r["gbps"] for r in series[key]} for key in grouped}
-        band_ns = [n for n in ns if all(n in gbps[key] for key in grouped)]
-        lo = [min(gbps[key][n] for key in grouped) for n in band_ns]
-        hi = [max(gbps[key][n] for key in grouped) for n in band_ns]
-        numbers = chapter_numbers([ch for ch, _ in grouped])
-        ax.fill_between(band_ns, lo, hi, color=BAND_COLOR, alpha=0.35, linewidth=0,
-                        label=f"chapters {numbers}")
-        for edge in (lo, hi):
-            ax.plot(band_ns, edge, color=BAND_COLOR, linewidth=0.8)
-        ends.append((band_ns[-1], math.sqrt(lo[-1] * hi[-1]), f"{numbers}: × CUB below",
-                     BAND_TEXT))
+        ends.append(band_of(ax, series, grouped, ns))
     finish_n_axis(ax, ns, plt, "f32 elements")
     if grouped:
         ax.set_xlabel("")
@@ -100,29 +99,46 @@ def chart_bandwidth_vs_n(rows, machine, colors, path):
     ax.set_title("GB/s against n, log scales", fontsize=10.5)
     label_roofs(ax, machine, ends)
     end_labels(ax, ends)
-    if grouped:
-        ratio_ends = []
-        for key in grouped:
-            rs = [r for r in series[key] if r["n"] in ratios.get(key, {})]
-            ys = [ratios[key][r["n"]] for r in rs]
-            plot_series(ratio_ax, [r["n"] for r in rs], ys, rs, colors[key],
-                         label=legend_label(*key))
-            ratio_ends.append((rs[-1]["n"], ys[-1], short_label(*key), colors[key]))
-        base = baseline_for("sum", "f32")[1]
-        ratio_ax.axhline(1.0, color=LIBRARY_COLORS["cub_"], linestyle="--", linewidth=1.3)
-        values = [v for key in grouped for v in ratios.get(key, {}).values()] + [1.0]
-        span = max(values) - min(values) or 0.1
-        ratio_ax.set_ylim(min(values) - 0.08 * span, max(values) + 0.12 * span)
-        ratio_ax.set_ylabel(f"× CUB: GB/s ÷ {base}'s at the same n (linear)")
-        ratio_ax.grid(True, which="major", alpha=0.3)
-        l2_marks(ratio_ax, [series[key] for key in grouped], machine, text=False)
-        ratio_ax.set_xlim(ns[0] / 1.5, ns[-1] * 1.5)
-        ratio_ax.set_title(f"chapters {chapter_numbers([ch for ch, _ in grouped])} against "
-                           f"CUB, linear: where the log axis above merges them", fontsize=10.5)
-        ratio_ax.set_xlabel("n (f32 elements, log scale)")
-        label_on_line(ratio_ax, 1.0, f"CUB ({base}) = 1", LIBRARY_COLORS["cub_"], ends=ratio_ends)
-        end_labels(ratio_ax, ratio_ends)
-    save(fig, path)
+
+
+def band_of(ax, series, grouped, ns):
+    """The grouped series as one band, from the lowest GB/s to the highest at each n that all of
+    them measured; returns its end label (an end_labels item)."""
+    gbps = {key: {r["n"]: r["gbps"] for r in series[key]} for key in grouped}
+    band_ns = [n for n in ns if all(n in gbps[key] for key in grouped)]
+    lo = [min(gbps[key][n] for key in grouped) for n in band_ns]
+    hi = [max(gbps[key][n] for key in grouped) for n in band_ns]
+    numbers = chapter_numbers([ch for ch, _ in grouped])
+    ax.fill_between(band_ns, lo, hi, color=BAND_COLOR, alpha=0.35, linewidth=0,
+                    label=f"chapters {numbers}")
+    for edge in (lo, hi):
+        ax.plot(band_ns, edge, color=BAND_COLOR, linewidth=0.8)
+    return band_ns[-1], math.sqrt(lo[-1] * hi[-1]), f"{numbers}: × CUB below", BAND_TEXT
+
+
+def cub_ratio_panel(ax, series, grouped, ratios, ns, machine, colors):
+    """bandwidth_vs_n.png's lower panel: each grouped series as a multiple of CUB's GB/s at the same
+    n (ratios: cub_ratios'), on a linear axis, CUB the line at 1."""
+    ends = []
+    for key in grouped:
+        rs = [r for r in series[key] if r["n"] in ratios.get(key, {})]
+        ys = [ratios[key][r["n"]] for r in rs]
+        plot_series(ax, [r["n"] for r in rs], ys, rs, colors[key], label=legend_label(*key))
+        ends.append((rs[-1]["n"], ys[-1], short_label(*key), colors[key]))
+    base = baseline_for("sum", "f32")[1]
+    ax.axhline(1.0, color=LIBRARY_COLORS["cub_"], linestyle="--", linewidth=1.3)
+    values = [v for key in grouped for v in ratios.get(key, {}).values()] + [1.0]
+    span = max(values) - min(values) or 0.1
+    ax.set_ylim(min(values) - 0.08 * span, max(values) + 0.12 * span)
+    ax.set_ylabel(f"× CUB: GB/s ÷ {base}'s at the same n (linear)")
+    ax.grid(True, which="major", alpha=0.3)
+    l2_marks(ax, [series[key] for key in grouped], machine, text=False)
+    ax.set_xlim(ns[0] / 1.5, ns[-1] * 1.5)
+    ax.set_title(f"chapters {chapter_numbers([ch for ch, _ in grouped])} against "
+                 f"CUB, linear: where the log axis above merges them", fontsize=10.5)
+    ax.set_xlabel("n (f32 elements, log scale)")
+    label_on_line(ax, 1.0, f"CUB ({base}) = 1", LIBRARY_COLORS["cub_"], ends=ends)
+    end_labels(ax, ends)
 
 
 # time_vs_n.png draws these chapters' lead kernels, CUB and the empty kernel: 03's tree in shared

@@ -128,6 +128,23 @@ class TestCustomOps(Results):
         variance = table_after(text, "**mean_variance_naive** (f32, 1 GiB)")
         self.assertEqual(variance[1][-3:], ["1 (result 0, float64 1)", "1.96",
                                             "**fails**: the whole answer lost, the bound (1.96) above the loss"])
+        any_ = table_after(text, "**any** (u8, 1 GiB)")
+        self.assertEqual([line[:2] for line in any_[1:]], [["`reduce`", "no deciding byte"],
+                                                           ["`reduce_early_exit`", "deciding byte first"],
+                                                           ["`cub_transform_reduce`", "no deciding byte"]])
+        # The early exit: the bytes it read, and its speed-up over CUB reading everything.
+        early, cub_any = self.custom("reduce_early_exit", "any"), self.custom("cub_transform_reduce", "any")
+        self.assertEqual(any_[2][3], f"{self.early_exit_read / 2 ** 30:.3g}")
+        self.assertEqual(any_[2][7], f"{cub_any['time_us'] / early['time_us']:.3f}")
+        self.assertLess(float(any_[2][5]), 100)
+        # An early exit of a run that never counted its reads (the whole input as its bytes): no
+        # GB/s, rather than one of bytes it did not read.
+        old_row = dict(early, bytes=float(2 ** 30), gbps=2 ** 30 / (early["time_us"] * 1e3))
+        self.assertTrue(readme_custom_ops.reads_uncounted(old_row))
+        self.assertFalse(readme_custom_ops.reads_uncounted(early))
+
+    def test_check_cells(self):
+        # The check column of the chapter's tables, for results the synthetic run does not hold.
         # A log product off by a factor of e^13 (ln|p| -1.86 read as 11.47) within a bound of 47: the
         # whole answer lost, whatever the run's own check said; ln|p| = 4.2e7 off by 6.7 is not, but
         # a bound of 47 (10^-4 or more) checks nothing: not checked, never a pass.
@@ -158,20 +175,6 @@ class TestCustomOps(Results):
         # Lost past the bound (none at this n, 1e300): fails, and says there was no bound.
         self.assertEqual(readme_custom_ops.check_cell(dict(lost, passed=0, error=0.9, error_bound=1e300, true_value=0.1)),
                          "**fails**: the whole answer lost, and no bound at this n")
-        any_ = table_after(text, "**any** (u8, 1 GiB)")
-        self.assertEqual([line[:2] for line in any_[1:]], [["`reduce`", "no deciding byte"],
-                                                           ["`reduce_early_exit`", "deciding byte first"],
-                                                           ["`cub_transform_reduce`", "no deciding byte"]])
-        # The early exit: the bytes it read, and its speed-up over CUB reading everything.
-        early, cub_any = self.custom("reduce_early_exit", "any"), self.custom("cub_transform_reduce", "any")
-        self.assertEqual(any_[2][3], f"{self.early_exit_read / 2 ** 30:.3g}")
-        self.assertEqual(any_[2][7], f"{cub_any['time_us'] / early['time_us']:.3f}")
-        self.assertLess(float(any_[2][5]), 100)
-        # An early exit of a run that never counted its reads (the whole input as its bytes): no
-        # GB/s, rather than one of bytes it did not read.
-        old_row = dict(early, bytes=float(2 ** 30), gbps=2 ** 30 / (early["time_us"] * 1e3))
-        self.assertTrue(readme_custom_ops.reads_uncounted(old_row))
-        self.assertFalse(readme_custom_ops.reads_uncounted(early))
 
     def test_top_readme(self):
         write(self.path("README.md"), MARKED)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the build, the tests and the charts need, where it is missing:
-# Debian/Ubuntu packages with apt-get (as root, or through sudo) and matplotlib with pip.
+# Debian/Ubuntu packages with apt-get (as root, or through sudo) and the Python packages of
+# requirements.txt with pip.
 # The CUDA Toolkit itself (nvcc 12.x or 13.x) must already be installed: see README.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,8 +36,15 @@ command -v nvcc >/dev/null || [[ -x /usr/local/cuda/bin/nvcc ]] || {
   exit 1
 }
 
-if ! python3 -c "import matplotlib" 2>/dev/null; then
-  echo "setup: installing the Python packages of requirements.txt"
+# Every package of requirements.txt that does not import (its lines name them as they are imported).
+python_missing=()
+while read -r requirement || [[ -n $requirement ]]; do
+  name=${requirement%%[<>=!~;# ]*}
+  [[ -n $name ]] || continue
+  python3 -c "import $name" 2>/dev/null || python_missing+=("$name")
+done <requirements.txt
+if ((${#python_missing[@]})); then
+  echo "setup: installing the Python packages of requirements.txt (${python_missing[*]} missing)"
   python3 -m pip install -q -r requirements.txt || python3 -m pip install -q --break-system-packages -r requirements.txt
 fi
 

@@ -26,6 +26,8 @@ def format_number(x):
 
 
 def write_csv(rows, path, columns=CSV_COLUMNS):
+    """rows -> a CSV of columns, each value as cell() prints it."""
+    # The csv module, not pandas' to_csv: numbers print as format_number, which no float_format is.
     def cell(value):
         if isinstance(value, bool):
             return "true" if value else "false"

@@ -59,6 +59,8 @@ def parse_row(raw, where):
 
 
 def read_csv(path):
+    """bench.csv -> its rows, each a dict (parse_row); a bad cell is an InputError naming its line."""
+    # Rows are dicts, not a pandas DataFrame: each holds a params dict and sorts by kernel_key.
     with open_input(path) as f:
         try:
             reader = csv.DictReader(f)

@@ -25,6 +25,7 @@ def format_cell(row, field):
 def markdown_table(header, body, text_columns=2):
     """Header and body rows -> Markdown lines; numeric columns (after the first `text_columns`)
     are right-aligned so digits line up in the rendered table."""
+    # By hand, not tabulate: tabulate pads every cell to its column's width; these tables are unpadded.
     align = ["---"] * text_columns + ["---:"] * (len(header) - text_columns)
     return (["| " + " | ".join(header) + " |", "|" + "|".join(align) + "|"]
             + ["| " + " | ".join(cells) + " |" for cells in body])

@@ -3,6 +3,8 @@
 # the default preset's (sm_80/86/89/90/100/120); CUDA_ARCHS=90 or CUDA_ARCHS=native narrows them.
 # Dependencies in .deps/ (Debian packages unpacked there, for machines without network access)
 # are found before the system's.
+#
+#   [BUILD_DIR=DIR] [CUDA_ARCHS="90;120"] scripts/build.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}

@@ -1,6 +1,8 @@
 # Sourced by run_tests.sh and run_benchmarks.sh: unless CUDA_ARCHS is set already, build for the
 # GPU in this machine only (its compute capability, from nvidia-smi); without a GPU, for sm_90,
 # the architecture of the published H200 run. Sets CUDA_ARCHS and CUDA_ARCHS_WHY.
+#
+#   source scripts/cuda_archs.sh      (from the repository's root)
 if [[ -n "${CUDA_ARCHS:-}" ]]; then
   CUDA_ARCHS_WHY="as CUDA_ARCHS asks"
 else

@@ -46,7 +46,7 @@ while read -r m; do
   # launch__* are the launch's own figures, not counters; query-metrics may not list them.
   if [[ -z $known || $base == launch__* ]] || grep -qx -- "$base" <<<"$known"; then metrics+=("$m"); echo "asked: $m" >>"$OUT/profile/metrics.txt"
   else echo "unknown to this ncu, left out: $m" | tee -a "$OUT/profile/metrics.txt"; fi
-done < <(python3 -c 'import sys; sys.path.insert(0, "results"); import lessons; print("\n".join(lessons.METRICS))')
+done < <(python3 -c 'from tools.profile import METRICS; print("\n".join(METRICS))')
 list=$(IFS=,; echo "${metrics[*]}")
 
 "$NCU" --profile-from-start off --clock-control none --metrics "$list" -f -o "$OUT/profile/kernels" \

@@ -4,6 +4,8 @@
 # time as there are cores: the host tests and the results tooling always, the GPU tests where there is a GPU
 # (elsewhere ctest lists them as "Skipped", each with the reason).
 #
+#   scripts/run_tests.sh [--with-large]      (BUILD_DIR: default build-ci)
+#
 # The cases above 2^31 elements carry the ctest label "large" and are left to
 # scripts/gpu_check.sh; run them alone with `ctest --test-dir build-ci -L large`, or pass
 # --with-large to run them here too (they need about 17 GB of host memory, and skip with a message

@@ -3,6 +3,8 @@
 # Debian/Ubuntu packages with apt-get (as root, or through sudo) and the Python packages of
 # requirements.txt with pip.
 # The CUDA Toolkit itself (nvcc 12.x or 13.x) must already be installed: see README.md.
+#
+#   scripts/setup.sh      (run_tests.sh and run_benchmarks.sh run it first)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

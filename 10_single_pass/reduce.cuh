@@ -36,9 +36,9 @@ namespace ch10 {
 constexpr unsigned kBlock = ch07::kBlock;  // 256 threads, as in 07's pass 1
 constexpr unsigned kWarp = ch06::kWarp;
 
-// Pass 1's loads are 07's: ch07::accumulate_share reads them from a policy of 07's (`Loads`:
-// 16-byte vectors, 8 in flight a thread, 32 adds a trip at most in ch07::Tuning, the lesson's).
-// Chapter 13 hands another one for operators whose load is long.
+// Pass 1's loads are 07's (ch07::Tuning: 16-byte vectors, 8 in flight a thread, 32 adds a trip at
+// most). The helpers below that size a grid or read a call's input take the loads as `Loads`,
+// because the tuned kernel that chapter 13 runs reads with fewer elements a trip for its long loads.
 
 // Up to this many of 07's tiles one block does everything, in as many trips: no ticket at all.
 // A second trip of loads in one block costs less than the ticket between two blocks (the variant

@@ -69,15 +69,24 @@ def main(argv):
     parser.add_argument("--root", default=".")
     parser.add_argument("--limit", type=float, default=LIMIT_MINUTES)
     args = parser.parse_args(argv)
-    print("| chapter | prose words | lesson files | code lines | minutes |")
-    print("|---|---:|---|---:|---:|")
-    failed = []
-    for chapter in chapter_dirs(args.root):
+    chapters = chapter_dirs(args.root)
+    if not chapters:
+        print(f"python3 -m tools reading: no chapter folders (NN_name/) in {args.root}", file=sys.stderr)
+        return 2
+    rows, failed = [], []
+    for chapter in chapters:
         name = os.path.basename(chapter)
-        count, files, lines, minutes = reading(chapter)
-        print(f"| {name} | {count} | {', '.join(files) or 'none named'} | {lines} | {minutes:.1f} |")
+        try:
+            count, files, lines, minutes = reading(chapter)
+        except OSError as e:
+            print(f"python3 -m tools reading: {name}: {e.strerror}: {e.filename}", file=sys.stderr)
+            return 2
+        rows.append(f"| {name} | {count} | {', '.join(files) or 'none named'} | {lines} | {minutes:.1f} |")
         if not files or minutes > args.limit:
             failed.append(name)
+    print("| chapter | prose words | lesson files | code lines | minutes |")
+    print("|---|---:|---|---:|---:|")
+    print("\n".join(rows))
     if failed:
         print(f"\nlonger than {args.limit:g} minutes, or no lesson named: {', '.join(failed)}", file=sys.stderr)
     return 1 if failed else 0

@@ -6,7 +6,7 @@
 // (ordered_cut.cuh: 13_custom_ops/ordered.cuh's, with the cut a policy) and is timed as the benchmark
 // times a call (common/timing.hpp, the steady state, cold). The variants:
 //  - lanes a region: the warp's stretch cut into 32 / G regions of G lanes. G = 32 is one region
-//    a warp, the layout of a plain ordered kernel (with 4 runs, the one this chapter had first): a
+//    a warp, the layout of a plain ordered kernel (measured with 2 and with 4 runs): a
 //    5-step shuffle tree every step. G = 1 is a region a lane: no tree until the end, but 32
 //    separate streams a warp;
 //  - load rounds a step: a lane's piece is 8 vectors a round (32 floats);

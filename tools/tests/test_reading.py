@@ -64,6 +64,15 @@ class TestCounting(unittest.TestCase):
             self.assertEqual((count, files, lines), (400, ["k.cuh"], 30))
             self.assertAlmostEqual(minutes, 4.0)
 
+    def test_bad_roots_exit_2(self):
+        with tempfile.TemporaryDirectory() as folder:
+            self.assertEqual(reading.main(["--root", folder]), 2)  # no chapter folders
+            chapter = os.path.join(folder, "01_x")
+            os.mkdir(chapter)
+            with open(os.path.join(chapter, "README.md"), "w") as f:
+                f.write("The lesson: [missing.cuh](missing.cuh).\n")
+            self.assertEqual(reading.main(["--root", folder]), 2)  # a lesson file that is not there
+
     def test_map_row_clauses(self):
         self.assertEqual(clauses_and_words("one idea (with; an aside)"), (1, 2))
         self.assertEqual(clauses_and_words("one; two"), (2, 2))
